@@ -11,7 +11,7 @@
 // blank in the middle of the frame (variance of the pixels); then that
 // every other scene of the page loads too. Prints "N passed, N failed"; exits 1 on any failure. Run by
 // `make check-view` (part of `make test`).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,6 +33,83 @@ function check(name, ok, detail = '') {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${name}${detail ? `: ${detail}` : ''}`);
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Pixel statistics of regions of a screenshot (fractions x, y, w, h of the
+// frame), decoded by the browser: luminance mean and spread, colours.
+async function regionStats(page, shot, regions) {
+  return page.evaluate(async ([b64, rs]) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    return rs.map(([fx, fy, fw, fh]) => {
+      const d = g.getImageData(Math.floor(fx * img.width), Math.floor(fy * img.height), Math.floor(fw * img.width),
+                               Math.floor(fh * img.height)).data;
+      let n = 0, s = 0, s2 = 0;
+      const colours = new Set();
+      for (let i = 0; i < d.length; i += 4) {
+        const y = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+        s += y; s2 += y * y; n++;
+        colours.add((d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | d[i + 2] >> 3);
+      }
+      const mean = s / n;
+      return { mean, std: Math.sqrt(Math.max(s2 / n - mean * mean, 0)), colours: colours.size };
+    });
+  }, [shot.toString('base64'), regions]);
+}
+
+// A scene of 8 runs (make demo's convoy has 8 tanks): the page's first
+// scene with its runs repeated, in a page of its own. The views tile the
+// stage 4 x 2 (1024 x 576), each label in its view's cell, and every cell
+// shows its run (not blank), the runs in reading order.
+async function manyRuns(page) {
+  const html = readFileSync(pagePath, 'utf8'), open = '<script type="application/json" id="ldlpgs-data">';
+  const a = html.indexOf(open) + open.length, b = html.indexOf('</script>', a);
+  const data = JSON.parse(html.slice(a, b)), runs = data.scenes[0].runs;
+  data.scenes = [{ ...data.scenes[0], runs: Array.from({ length: 8 }, (_, k) => ({ ...runs[k % runs.length], label: `copy ${k + 1}` })) }];
+  const dir = mkdtempSync(join(tmpdir(), 'ldlpgs-many-')), many = join(dir, 'many.html');
+  try {
+    writeFileSync(many, html.slice(0, a) + JSON.stringify(data).replace(/</g, '\\u003c') + html.slice(b));
+    await page.goto(pathToFileURL(many).href, { waitUntil: 'load' });
+    let shown = true;
+    try {
+      await page.waitForFunction(() => window.ldlpgsViewer && window.ldlpgsViewer.ready, null, { timeout: 20000 });
+    } catch {
+      shown = false;
+    }
+    const layout = shown ? await page.evaluate(() => window.ldlpgsViewer.layout) : {};
+    check('8 runs in a grid of 4 x 2 views', shown && layout.cols === 4 && layout.rows === 2,
+          `${layout.cols} x ${layout.rows}`);
+    if (!shown) return;
+    await page.click('#play');
+    await page.locator('#slider').fill('250');
+    await sleep(200);
+    const stage = await page.locator('#stage').boundingBox();
+    const labels = await page.locator('.view .label').evaluateAll((ls) => ls.map((l) => {
+      const r = l.getBoundingClientRect();
+      return { x: r.x, y: r.y, text: l.textContent };
+    }));
+    const cell = (x, y) => [Math.floor(((x - stage.x) / stage.width) * 4), Math.floor(((y - stage.y) / stage.height) * 2)];
+    check('each label in its view', labels.length === 8 && labels.every((l, k) => {
+      const [cx, cy] = cell(l.x + 1, l.y + 1);
+      return cx === k % 4 && cy === Math.floor(k / 4) && l.text.startsWith(`copy ${k + 1}`);
+    }), labels.map((l) => `${l.text.split(' ').slice(0, 2).join(' ')} at ${cell(l.x + 1, l.y + 1)}`).join(', '));
+    const shot = await page.screenshot();
+    // each cell below its label: x from a tenth of the cell, y from a quarter
+    const ch = stage.height / 2 / 576, top = stage.y / 576;
+    const cells = Array.from({ length: 8 }, (_, k) => [
+      (k % 4 + 0.1) / 4, top + (Math.floor(k / 4) + 0.25) * ch, 0.8 / 4, 0.65 * ch]);
+    const st = await regionStats(page, shot, cells);
+    check('every view shows its run', st.every((s) => s.std > 4 && s.colours > 10),
+          st.map((s) => s.std.toFixed(1)).join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 const profile = mkdtempSync(join(tmpdir(), 'ldlpgs-chromium-'));
 let context;
@@ -88,28 +165,8 @@ try {
     await sleep(200);
     const frames = await page.evaluate(() => window.ldlpgsViewer.frames);
     const shot = await page.screenshot({ path: shotPath });
-    // pixel statistics of the middle of the frame, decoded by the browser
-    const stats = await page.evaluate(async (b64) => {
-      const img = new Image();
-      img.src = `data:image/png;base64,${b64}`;
-      await img.decode();
-      const c = document.createElement('canvas');
-      c.width = img.width;
-      c.height = img.height;
-      const g = c.getContext('2d');
-      g.drawImage(img, 0, 0);
-      const x0 = Math.floor(img.width / 4), y0 = Math.floor(img.height / 4);
-      const d = g.getImageData(x0, y0, img.width / 2, img.height / 2).data;
-      let n = 0, s = 0, s2 = 0;
-      const colours = new Set();
-      for (let i = 0; i < d.length; i += 4) {
-        const y = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
-        s += y; s2 += y * y; n++;
-        colours.add((d[i] >> 3) << 10 | (d[i + 1] >> 3) << 5 | d[i + 2] >> 3);
-      }
-      const mean = s / n;
-      return { mean, std: Math.sqrt(Math.max(s2 / n - mean * mean, 0)), colours: colours.size };
-    }, shot.toString('base64'));
+    // pixel statistics of the middle of the frame
+    const [stats] = await regionStats(page, shot, [[0.25, 0.25, 0.5, 0.5]]);
     check('the middle of the frame is not blank', stats.std > 4 && stats.colours > 20,
           `luminance mean ${stats.mean.toFixed(1)}, std ${stats.std.toFixed(1)}, ${stats.colours} colours, ` +
           `${frames} frames drawn; screenshot ${shotPath}`);
@@ -127,6 +184,7 @@ try {
       check(`scene ${k + 1} of ${scenes} shows its runs`, shown && rs.length >= 1,
             rs.map((r) => `${r.label} (${r.bodies} bodies)`).join(', '));
     }
+    await manyRuns(page);
   }
   check('no console error', errors.length === 0, errors.slice(0, 5).join(' | '));
   check('no network request', remote.length === 0, remote.slice(0, 5).join(' '));

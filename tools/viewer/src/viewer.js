@@ -1,5 +1,6 @@
 // viewer.js -- plays the runs of a mechanism side by side (one view per
-// run, one orbit camera for all, shifted per view to follow its run): each run is a .glb written by sim/gltf.c
+// run, in a grid as near square as the page allows: grid(); one orbit
+// camera for all, shifted per view to follow its run): each run is a .glb written by sim/gltf.c
 // (embedded in the page as base64, with its per-body error samples), shown
 // at the same time t. Bodies are coloured by the largest positional error
 // of the joints at them. window.ldlpgsViewer lets tests read the state.
@@ -152,7 +153,7 @@ let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
 const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false, grid: null,
-                origin: new Vector3(), loading: 0 };
+                origin: new Vector3(), loading: 0, cols: 1, rows: 1 };
 window.ldlpgsViewer = {
   get ready() { return state.ready; },
   get time() { return state.t; },
@@ -160,7 +161,18 @@ window.ldlpgsViewer = {
   get frames() { return state.frames; },
   get duration() { return state.duration; },
   get runs() { return state.runs.map((r) => ({ label: r.run.label, bodies: r.nbody, samples: r.times.length })); },
+  get layout() { return { cols: state.cols, rows: state.rows }; },
 };
+
+// The views' grid for n runs on a w x h stage: about as many columns as
+// square views would need (a row of 2 or 3 on a wide page; 8 runs, a
+// convoy, 4 x 2), then as few as fill the rows.
+function grid(n, w, h) {
+  let cols = Math.max(1, Math.min(n, Math.ceil(Math.sqrt((n * w) / Math.max(h, 1)))));
+  const rows = Math.ceil(n / cols);
+  cols = Math.ceil(n / rows);
+  return { cols, rows };
+}
 
 function labels() {
   const views = $('views');
@@ -217,8 +229,13 @@ function frameCamera() {
   camera.updateProjectionMatrix();
   controls.update();
   centre(r, state.origin);
-  for (const run of state.runs) ground(run, box, sphere.center, radius);
-  for (const run of state.runs) run.scene.fog = new Fog(0xe9edf2, 3 * dist, 12 * dist); // the plane fades out
+  for (const run of state.runs) { /* each run's ground around its own start (a convoy's tanks start apart) */
+    pose(run, 0);
+    run.root.updateMatrixWorld(true);
+    const b = new Box3().setFromObject(run.root), s = b.getBoundingSphere(new Sphere());
+    ground(run, b, s.center, Math.max(s.radius, 0.5));
+    run.scene.fog = new Fog(0xe9edf2, 3 * dist, 12 * dist); // the plane fades out
+  }
 }
 
 // Run r's ground: the plane (and a grid) at its height, or without one a
@@ -290,17 +307,25 @@ function tick(now) {
     state.posedAt = state.t;
   }
   if (controls.update()) dirty = true;
-  const [w, h] = resize(), n = state.runs.length, vw = w / n;
+  const [w, h] = resize(), { cols, rows } = grid(state.runs.length, w, h), vw = w / cols, vh = h / rows;
+  if (cols !== state.cols || rows !== state.rows) { /* the labels' grid follows */
+    state.cols = cols;
+    state.rows = rows;
+    $('views').style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
+    $('views').style.gridTemplateRows = `repeat(${rows}, 1fr)`;
+    dirty = true;
+  }
   if (!dirty) return;
   dirty = false;
-  camera.aspect = vw / h;
+  camera.aspect = vw / vh;
   camera.updateProjectionMatrix();
   const follow = $('follow').checked;
   state.runs.forEach((r, i) => {
     r.camera.copy(camera);
     if (follow) r.camera.position.add(centre(r, here).sub(state.origin));
-    renderer.setViewport(i * vw, 0, vw, h);
-    renderer.setScissor(i * vw, 0, vw, h);
+    const x = (i % cols) * vw, y = (rows - 1 - Math.floor(i / cols)) * vh; /* from the bottom left */
+    renderer.setViewport(x, y, vw, vh);
+    renderer.setScissor(x, y, vw, vh);
     renderer.render(r.scene, r.camera);
   });
   state.frames++;
