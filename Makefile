@@ -746,7 +746,8 @@ stats: all
 # build/demo-out/*.svg plots of the constraint error. Then the convoy
 # (tools/convoy.c): 8 tanks driven by mechanisms/convoy/tankK.drive in one
 # rt_batch of 8 double lanes, against the same tanks stepped one by one:
-# build/demo-out/convoy_paths.svg and convoy_tankK.csv.
+# build/demo-out/convoy_paths.svg and convoy_tankK.csv. Then
+# build/demo-out/viewer.html: every scene's runs and the convoy's tanks.
 # It builds only what the demo links (not ldlgen's tests).
 demo: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) $(BUILD)/demo

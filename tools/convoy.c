@@ -26,6 +26,7 @@
 #include "tank_b8.h"
 
 enum { TANKS = TANK_B8_BATCH_LANES };
+_Static_assert((int)TANKS == (int)CONVOY_TANKS, "convoy.h's CONVOY_TANKS is the batch program's lanes");
 
 /* Where tank j starts: an echelon heading +x, each tank 3 m behind and 5 m
  * to the left of the one before, so that the paths stay apart on the map. */
@@ -208,6 +209,36 @@ static gen_status write_paths(const tank *t, int steps, const char *dir, arena *
   return st;
 }
 
+/* The viewer's recordings of the batch copies, before the first step. */
+static gen_status view_begin(convoy_view *v, const mech *m, double dt, int steps, diag_list *d) {
+  memset(v, 0, sizeof *v);
+  for (int j = 0; j < TANKS; j++)
+    if (gltf_record_init(&v->rec[j], m, dt, CONVOY_GLTF_EVERY, steps) != 0) {
+      diag_error(d, "convoy", 0, "out of memory for the viewer's recordings");
+      return GEN_ERR_IO;
+    }
+  return GEN_OK;
+}
+
+/* The viewer's scene: a run per tank, labelled with its script. */
+static void view_end(convoy_view *v, const tank *t, const side *batch, int steps, int iterations) {
+  for (int j = 0; j < TANKS; j++) {
+    gltf_record_finish(&v->rec[j], batch->w[j], steps);
+    snprintf(v->label[j], sizeof v->label[j], "tank %d: %s", j + 1, t[j].title);
+    v->run[j] = (viewer_run){v->label[j], &v->rec[j], steps, 0, ""};
+  }
+  snprintf(v->caption, sizeof v->caption,
+           "%d tanks in one rt_batch of %d double lanes (ldlgen --batch %d), each driven by "
+           "mechanisms/convoy/tankK.drive; %d iterations per step",
+           TANKS, TANKS, TANKS, iterations);
+  v->scene = (viewer_scene){"convoy", v->caption, v->run, TANKS};
+}
+
+void convoy_view_free(convoy_view *v) {
+  for (int j = 0; j < TANKS; j++) gltf_record_free(&v->rec[j]);
+  memset(v, 0, sizeof *v);
+}
+
 /* Both sides' worlds, placed; the batch made. */
 static gen_status make_sides(side sd[2], const rt_world_desc *desc, const rt_settings *s, diag_list *d) {
   for (int k = 0; k < 2; k++)
@@ -278,8 +309,12 @@ gen_status convoy_run(const convoy_options *o, arena *a, diag_list *d) {
   double *tb = ARENA_ARRAY(a, double, steps), *ts = ARENA_ARRAY(a, double, steps);
   rt_contact *buf = ARENA_ARRAY(a, rt_contact, (size_t)s.max_contacts + 1);
   char mismatch[160] = "";
-  if ((st = open_tanks(t, m, steps, o, a, d)) == GEN_OK && (st = make_sides(sd, &desc, &s, d)) == GEN_OK) {
-    for (int j = 0; j < TANKS; j++) record(&t[j], sd[0].w[j], hull, 0, s.dt, 0, RT_OK);
+  if ((st = open_tanks(t, m, steps, o, a, d)) == GEN_OK && (st = make_sides(sd, &desc, &s, d)) == GEN_OK &&
+      (!o->view || (st = view_begin(o->view, m, s.dt, steps, d)) == GEN_OK)) {
+    for (int j = 0; j < TANKS; j++) {
+      record(&t[j], sd[0].w[j], hull, 0, s.dt, 0, RT_OK);
+      if (o->view) gltf_record_observe(sd[0].w[j], 0, 0.0, &o->view->rec[j]);
+    }
     for (int k = 0; k < steps; k++) {
       int contacts[TANKS];
       for (int side_k = 0; side_k < 2; side_k++)
@@ -307,8 +342,10 @@ gen_status convoy_run(const convoy_options *o, arena *a, diag_list *d) {
         if (got[j] != RT_OK && t[j].failed++ == 0) t[j].why = rt_status_message(got[j]);
         if (contacts[j] > t[j].max_contacts) t[j].max_contacts = contacts[j];
         record(&t[j], sd[0].w[j], hull, k + 1, s.dt, contacts[j], got[j]);
+        if (o->view) gltf_record_observe(sd[0].w[j], k + 1, (k + 1) * s.dt, &o->view->rec[j]);
       }
     }
+    if (o->view) view_end(o->view, t, &sd[0], steps, s.iterations);
   }
   free_sides(sd);
   for (int j = 0; j < TANKS; j++) {

@@ -14,11 +14,12 @@
  *
  * Prints a side-by-side table per scene and writes DIR/NAME_error.svg (the
  * largest constraint error of every step, both solvers), the per-step CSV
- * of each run, and DIR/viewer.html: the browser viewer (sim/viewer.h)
- * playing each scene's LDL-PGS and PGS runs side by side; for the convoy
- * its table, DIR/convoy_paths.svg and DIR/convoy_tankK.csv. Mechanism files come from DIR/mechanisms (--src, default
- * .); each generated program must match its mechanism (the runtime checks
- * its structure hash). */
+ * of each run; for the convoy its table, DIR/convoy_paths.svg and
+ * DIR/convoy_tankK.csv; then DIR/viewer.html: the browser viewer
+ * (sim/viewer.h) playing each scene's LDL-PGS and PGS runs side by side,
+ * and as its last scene the convoy's 8 tanks, 4 x 2. Mechanism files come
+ * from DIR/mechanisms (--src, default .); each generated program must
+ * match its mechanism (the runtime checks its structure hash). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -249,22 +250,25 @@ int main(int argc, char **argv) {
     st = GEN_ERR_IO;
   }
   enum { NSCENE = sizeof scenes / sizeof scenes[0] };
-  viewer_scene views[NSCENE];
+  viewer_scene views[NSCENE + 1];
   gltf_recording *recs[NSCENE];
   memset(views, 0, sizeof views);
   memset(recs, 0, sizeof recs);
   int played = 0;
   for (; played < NSCENE && st == GEN_OK; played++)
     st = play(&scenes[played], src, dir, iterations, seconds, &a, &d, &views[played], &recs[played]);
+  static convoy_view convoy; /* the page's last scene: 8 tanks */
+  if (st == GEN_OK) {
+    const convoy_options co = {src, dir, iterations, convoy_seconds, &convoy};
+    st = convoy_run(&co, &a, &d);
+    views[NSCENE] = convoy.scene;
+  }
   if (st == GEN_OK) {
     const char *page = path_in(&a, dir, "viewer.html");
-    st = viewer_write_file(page, viewer_page, viewer_page_size, "ldlpgs demo: LDL-PGS and PGS", views, NSCENE, &d);
-    if (st == GEN_OK) printf("\nwrote %s: the runs in a browser (open it from disk)\n", page);
+    st = viewer_write_file(page, viewer_page, viewer_page_size, "ldlpgs demo", views, NSCENE + 1, &d);
+    if (st == GEN_OK) printf("\nwrote %s: the runs and the convoy in a browser (open it from disk)\n", page);
   }
-  if (st == GEN_OK) {
-    const convoy_options co = {src, dir, iterations, convoy_seconds};
-    st = convoy_run(&co, &a, &d);
-  }
+  convoy_view_free(&convoy);
   for (int i = 0; i < played; i++)
     for (int k = 0; recs[i] && k < 2; k++) gltf_record_free(&recs[i][k]);
   arena_free(&a);
