@@ -50,6 +50,11 @@ typedef struct bb_row {
   double peak;                /* the measured vector peak of the precision */
   double frac;                /* gf_batch / peak */
   long subnormal, entries;    /* subnormal values in the N factored workspaces, of all */
+  /* a double row's: the float batch factor of its mechanism against it, in
+     copy-factors a second, timed side by side; float_lanes 0 where there
+     is none */
+  bb_stat float_ratio;
+  int float_lanes;
 } bb_row;
 
 /*---- the whole step (step.c, cg.c) ------------------------------------------*/

@@ -240,6 +240,37 @@ static int cg_run(char **a) {
   return bb_step_cg_child(e, a[2][0] - '0', count_arg("WARM", a[3]), count_arg("STEPS", a[4]));
 }
 
+/* The float batch factor f against the double one d of a mechanism, in
+ * copy-factors a second, f's over d's: both set up at once and timed in
+ * turns within each run (as measure() times its sides), each run's ratio
+ * of their times less their restores. Measured entry after entry, minutes
+ * apart, the ratio moved with the VM's speed (make bench-batch on fb683f8:
+ * the tank's 1.51x, its float batch 10.0-16.0 us over the runs). */
+static bb_stat factor_pair(const bb_entry *d, const bb_entry *f, int runs, int batches, int random) {
+  bb_ctx x[2];
+  setup(&x[0], d, random);
+  setup(&x[1], f, random);
+  int rb[2], rc[2];
+  for (int s = 0; s < 2; s++) {
+    rb[s] = bt_calibrate(run_batch, &x[s], 2e-4);
+    rc[s] = bt_calibrate(copy_batch, &x[s], 2e-4);
+  }
+  double *ratio = sp_zalloc((size_t)runs, sizeof *ratio);
+  for (int k = 0; k < runs; k++) {
+    double t[2];
+    for (int s = 0; s < 2; s++) {
+      const double c = bt_median_time(copy_batch, &x[s], rc[s], batches);
+      t[s] = bt_median_time(run_batch, &x[s], rb[s], batches) - c;
+    }
+    ratio[k] = (f->lanes / t[1]) / (d->lanes / t[0]);
+  }
+  const bb_stat out = stat_of(ratio, runs);
+  free(ratio);
+  teardown(&x[0]);
+  teardown(&x[1]);
+  return out;
+}
+
 int main(int argc, char **argv) {
   if (argc == 7 && strcmp(argv[1], "--cg-run") == 0) return cg_run(argv + 2);
   bb_report r = {.revision = "unknown", .runs = 9, .batches = 41, .step = {3, 10, 100, 0, RT_BATCH_STEP_LANES}, .cg_warm = 6, .cg_steps = 4,
@@ -355,6 +386,20 @@ int main(int argc, char **argv) {
     if (factor_lines)
       printf("factor %s %s %d %.9g %.9g\n", w->e->mech, w->precision, w->e->lanes, w->t_scalar.med, w->t_batch.med);
     fflush(stdout);
+  }
+  /* the goal float x16 against double x8, both factors side by side */
+  for (int i = 0; i < n; i++) {
+    bb_row *d = &r.rows[i];
+    if (d->e->scalar->precision != RT_DOUBLE) continue;
+    for (int k = 0; k < n; k++)
+      if (r.rows[k].e->scalar->precision == RT_FLOAT && strcmp(r.rows[k].e->mech, d->e->mech) == 0) {
+        d->float_ratio = factor_pair(d->e, r.rows[k].e, r.runs, r.batches, r.random_input);
+        d->float_lanes = r.rows[k].e->lanes;
+        printf("%-14s float x%d against double x%d, side by side: %.2fx [%.2f-%.2f] in copy-factors/s\n",
+               d->e->mech, d->float_lanes, d->e->lanes, d->float_ratio.med, d->float_ratio.lo, d->float_ratio.hi);
+        fflush(stdout);
+        break;
+      }
   }
   r.nrows = n;
   /* the callgrind binary's build times its factor too, where it is another target */
