@@ -85,7 +85,7 @@ static int write_data(FILE *f, const char *title, const viewer_scene *scenes, in
       fprintf(f, "%.17g", m->settings.ground_height); /* glTF y = mechanism z */
     else
       fputs("null", f);
-    fputs(",\"runs\":[", f);
+    fprintf(f, ",\"together\":%s,\"runs\":[", sc->together ? "true" : "false");
     for (int i = 0; i < sc->nrun; i++) {
       if (i) fputc(',', f);
       if (write_run(f, &sc->runs[i]) != 0) return -1;

@@ -7,7 +7,7 @@
  * copies the template and puts there, as JSON:
  *
  *   {"title": ..., "scenes": [{"name", "caption", "dt", "ground" (glTF y of
- *    the ground plane, or null), "runs": [{"label", "steps", "exploded",
+ *    the ground plane, or null), "together", "runs": [{"label", "steps", "exploded",
  *    "why", "max_error" (m), "samples", "glb" (the run's .glb, base64),
  *    "error" (samples x bodies float32 little-endian, base64: the
  *    recording's per-body errors)}]}]}
@@ -41,6 +41,9 @@ typedef struct viewer_scene {
   const char *caption;         /* one line under the title, or NULL */
   const viewer_run *runs;      /* shown left to right, the same mechanism */
   int nrun;                    /* >= 1 */
+  int together;                /* 1: the runs start in one view, each at its own
+                                  place (a convoy); the page's `together` box
+                                  switches either way */
 } viewer_scene;
 
 /* Writes the page: the template tpl (len bytes, with one @LDLPGS_DATA@)

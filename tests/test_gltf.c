@@ -455,11 +455,13 @@ static void test_page(void **state) {
   record(&r, shapes_path(), NULL, 12, 1);
   static const unsigned char tpl[] = "<p>before</p><script>@LDLPGS_DATA@</script><p>after</p>";
   const viewer_run vr = {"LDL-PGS", &r.rec, r.res.steps, 0, ""};
-  const viewer_scene sc = {"shapes", "a caption with </script>", &vr, 1};
+  const viewer_scene sc = {"shapes", "a caption with </script>", &vr, 1, 0},
+                     convoy = {"together", NULL, &vr, 1, 1};
+  const viewer_scene both[2] = {sc, convoy};
   char *page = NULL;
   size_t plen = 0;
   FILE *f = open_memstream(&page, &plen);
-  assert_int_equal(viewer_write(f, tpl, sizeof tpl - 1, "title", &sc, 1), GEN_OK);
+  assert_int_equal(viewer_write(f, tpl, sizeof tpl - 1, "title", both, 2), GEN_OK);
   fclose(f);
   assert_true(strncmp(page, "<p>before</p><script>{", 22) == 0);
   assert_non_null(strstr(page, "}</script><p>after</p>"));
@@ -472,6 +474,11 @@ static void test_page(void **state) {
   read_value(&jr, &doc);
   assert_false(jr.bad);
   const jv *run0 = jat(jget(jat(jget(&doc, "scenes"), 0), "runs"), 0);
+  /* each scene says whether its runs start together in one view */
+  const jv *t0 = jget(jat(jget(&doc, "scenes"), 0), "together"), *t1 = jget(jat(jget(&doc, "scenes"), 1), "together");
+  assert_int_equal(t0->type, J_BOOL);
+  assert_int_equal(t1->type, J_BOOL);
+  assert_true(t0->num == 0 && t1->num == 1);
   assert_string_equal(jget(run0, "label")->str, "LDL-PGS");
   assert_int_equal(jint(jget(run0, "samples")), r.rec.n);
   assert_int_equal(jint(jget(run0, "steps")), 12);

@@ -231,7 +231,7 @@ static void view_end(convoy_view *v, const tank *t, const side *batch, int steps
            "%d tanks in one rt_batch of %d double lanes (ldlgen --batch %d), each driven by "
            "mechanisms/convoy/tankK.drive; %d iterations per step",
            TANKS, TANKS, TANKS, iterations);
-  v->scene = (viewer_scene){"convoy", v->caption, v->run, TANKS};
+  v->scene = (viewer_scene){"convoy", v->caption, v->run, TANKS, 1}; /* the tanks in one view */
 }
 
 void convoy_view_free(convoy_view *v) {

@@ -18,7 +18,7 @@ enum { CONVOY_TANKS = 8, CONVOY_GLTF_EVERY = 3 };
 
 /* The convoy as a scene of the browser viewer (sim/viewer.h): a run per
  * tank, its batch copy recorded every CONVOY_GLTF_EVERY steps (20 samples
- * a second at 60 Hz: the page's 8 tanks about 11 MB). */
+ * a second at 60 Hz: the page's 8 tanks about 13 MB), all in one view. */
 typedef struct convoy_view {
   gltf_recording rec[CONVOY_TANKS];
   viewer_run run[CONVOY_TANKS];

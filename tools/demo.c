@@ -178,7 +178,7 @@ static gen_status play(const scene *sc, const char *src, const char *dir, int it
   char *caption = arena_alloc(a, 160);
   snprintf(caption, 160, "%d iterations per step, dt 1/60 s, generated program%s%s", iterations,
            sc->drive ? ", driven by " : "", sc->drive ? sc->drive : "");
-  *view = (viewer_scene){m->name, caption, vr, 2};
+  *view = (viewer_scene){m->name, caption, vr, 2, 0};
   for (int i = 0; i < nrun && st == GEN_OK; i++)
     st = simulate(sc, m, &desc, &s, sc->drive ? &script : NULL, &runs[i], steps, dir, a, d);
   for (int k = 0; k < 2; k++) { /* LDL-PGS left, PGS right */

@@ -685,7 +685,7 @@ static gen_status simulate(const options *o, arena *a, diag_list *d) {
     snprintf(caption, sizeof caption, "%d iterations per step, dt %.4g s%s", s.iterations, s.dt,
              o->drive ? ", driven" : "");
     snprintf(title, sizeof title, "%s: ldlsim", m.name);
-    const viewer_scene scene = {m.name, caption, runs, nrun};
+    const viewer_scene scene = {m.name, caption, runs, nrun, 0};
     st = viewer_write_file(o->html, viewer_page, viewer_page_size, title, &scene, 1, d);
   }
   for (int k = 0; k < 2; k++) gltf_record_free(&rec[k]);

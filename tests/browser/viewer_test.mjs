@@ -76,7 +76,8 @@ async function regionStats(page, shot, regions) {
 // A scene of 8 runs (make demo's convoy has 8 tanks): the page's first
 // run 8 times, in a page of its own. The views tile the stage 4 x 2
 // (1024 x 576), each label in its view's cell in reading order, and every
-// cell shows the run below its label (not blank).
+// cell shows the run below its label (not blank); the `together` box puts
+// them in one view and back, and a scene marked together starts so.
 async function manyRuns(page) {
   const html = readFileSync(pagePath, 'utf8'), open = '<script type="application/json" id="ldlpgs-data">';
   const a = html.indexOf(open) + open.length, b = html.indexOf('</script>', a);
@@ -123,6 +124,27 @@ async function manyRuns(page) {
     // slivers instead differed by 8.1)
     check('every view the same picture of the same run', st.every((s) => s.diff < 4),
           `mean difference from the first view: ${st.map((s) => s.diff.toFixed(2)).join(' ')}`);
+    // `together`: the 8 runs in one view, one label naming them, not blank
+    await page.click('#together');
+    await sleep(200);
+    const one = await page.evaluate(() => window.ldlpgsViewer.layout);
+    const texts = await page.locator('.view .label').allTextContents();
+    const [whole] = await regionStats(page, await page.screenshot(), [[0.25, 0.25, 0.5, 0.5]]);
+    check('together: one view of the 8 runs', one.views === 1 && one.cols === 1 && one.rows === 1 &&
+          texts.length === 1 && texts[0].startsWith('8 runs together') && whole.std > 4,
+          `${one.views} views, ${one.cols} x ${one.rows}, label "${texts.join('" "')}", std ${whole.std.toFixed(1)}`);
+    await page.click('#together');
+    await sleep(200);
+    const back = await page.evaluate(() => window.ldlpgsViewer.layout);
+    check('and back side by side', back.views === 8 && back.cols === 4 && back.rows === 2,
+          `${back.views} views, ${back.cols} x ${back.rows}`);
+    // a scene whose data says together starts so
+    data.scenes[0].together = true;
+    writeFileSync(many, html.slice(0, a) + JSON.stringify(data).replace(/</g, '\\u003c') + html.slice(b));
+    await page.goto(pathToFileURL(many).href, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.ldlpgsViewer && window.ldlpgsViewer.ready, null, { timeout: 20000 });
+    const start = await page.evaluate(() => [window.ldlpgsViewer.layout.views, document.getElementById('together').checked]);
+    check('a scene marked together starts in one view', start[0] === 1 && start[1] === true, `${start[0]} views`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 // viewer.js -- plays the runs of a mechanism side by side (one view per
-// run, in a grid as near square as the page allows: grid(); one orbit
-// camera for all, shifted per view to follow its run): each run is a .glb written by sim/gltf.c
+// run, in a grid as near square as the page allows: grid()) or together in
+// one view (arrange(); a convoy), one orbit camera for all, shifted per
+// view to follow its run(s): each run is a .glb written by sim/gltf.c
 // (embedded in the page as base64, with its per-body error samples), shown
 // at the same time t. Bodies are coloured by the largest positional error
 // of the joints at them. window.ldlpgsViewer lets tests read the state.
@@ -51,6 +52,18 @@ function fmtError(e) {
   return `${two(e)} m`;
 }
 
+// A scene with the page's background and lights.
+function lit() {
+  const scene = new Scene();
+  scene.background = new Color(0xe9edf2);
+  scene.add(new HemisphereLight(0xffffff, 0x8d8a80, 1.6));
+  scene.add(new AmbientLight(0xffffff, 0.3));
+  const sun = new DirectionalLight(0xffffff, 2.2);
+  sun.position.set(4, 10, 6);
+  scene.add(sun);
+  return scene;
+}
+
 // One run: its three.js scene, the nodes' sampled poses and errors.
 async function loadRun(run, sceneData) {
   const loader = new GLTFLoader();
@@ -79,13 +92,7 @@ async function loadRun(run, sceneData) {
     });
     return list;
   });
-  const scene = new Scene();
-  scene.background = new Color(0xe9edf2);
-  scene.add(new HemisphereLight(0xffffff, 0x8d8a80, 1.6));
-  scene.add(new AmbientLight(0xffffff, 0.3));
-  const sun = new DirectionalLight(0xffffff, 2.2);
-  sun.position.set(4, 10, 6);
-  scene.add(sun);
+  const scene = lit();
   scene.add(gltf.scene);
   return { run, scene, root: gltf.scene, nodes, nbody, times, pos, rot, error, materials, sceneData,
            fixed: json.nodes.map((n) => json.meshes[n.mesh] && /\(fixed\)$/.test(json.meshes[n.mesh].name)),
@@ -138,6 +145,14 @@ function centre(r, out) {
   return out.set(median(axisValues[0]), median(axisValues[1]), median(axisValues[2]));
 }
 
+// Where a view is: its run's centre, or the mean of its runs' centres.
+const runAt = new Vector3();
+function viewCentre(v, out) {
+  out.set(0, 0, 0);
+  for (const r of v.runs) out.add(centre(r, runAt));
+  return out.divideScalar(v.runs.length);
+}
+
 const data = JSON.parse($('ldlpgs-data').textContent);
 const canvas = document.createElement('canvas');
 $('stage').prepend(canvas);
@@ -153,7 +168,7 @@ let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
 const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false, grid: null,
-                origin: new Vector3(), loading: 0, cols: 1, rows: 1 };
+                origin: new Vector3(), loading: 0, cols: 1, rows: 1, views: [], shared: null };
 window.ldlpgsViewer = {
   get ready() { return state.ready; },
   get time() { return state.t; },
@@ -161,12 +176,12 @@ window.ldlpgsViewer = {
   get frames() { return state.frames; },
   get duration() { return state.duration; },
   get runs() { return state.runs.map((r) => ({ label: r.run.label, bodies: r.nbody, samples: r.times.length })); },
-  get layout() { return { cols: state.cols, rows: state.rows }; },
+  get layout() { return { cols: state.cols, rows: state.rows, views: state.views.length }; },
 };
 
-// The views' grid for n runs on a w x h stage: about as many columns as
-// square views would need (a row of 2 or 3 on a wide page; 8 runs, a
-// convoy, 4 x 2), then as few as fill the rows.
+// The grid for n views on a w x h stage: about as many columns as square
+// views would need (a row of 2 or 3 on a wide page; 8, 4 x 2), then as few
+// as fill the rows.
 function grid(n, w, h) {
   let cols = Math.max(1, Math.min(n, Math.ceil(Math.sqrt((n * w) / Math.max(h, 1)))));
   const rows = Math.ceil(n / cols);
@@ -175,29 +190,50 @@ function grid(n, w, h) {
 }
 
 function labels() {
-  const views = $('views');
-  views.innerHTML = '';
-  for (const r of state.runs) {
-    const v = document.createElement('div');
-    v.className = 'view';
+  const box = $('views');
+  box.innerHTML = '';
+  for (const v of state.views) {
+    const d = document.createElement('div');
+    d.className = 'view';
     const l = document.createElement('div');
     l.className = 'label';
-    v.appendChild(l);
-    views.appendChild(v);
-    r.label = l;
+    d.appendChild(l);
+    box.appendChild(d);
+    v.label = l;
+    v.labelHtml = '';
   }
 }
 
+// A view's label: its run's name and errors, or for runs together their
+// count and the worst of their errors; when a run exploded, when and why.
 function updateLabels() {
-  for (const r of state.runs) {
-    const run = r.run;
-    let html = `<b>${run.label}</b> &nbsp; error now ${fmtError(r.errorNow)}, max ${fmtError(run.max_error)}`;
-    if (run.exploded) {
+  for (const v of state.views) {
+    const one = v.runs.length === 1, r0 = v.runs[0];
+    const now = Math.max(...v.runs.map((r) => r.errorNow)), max = Math.max(...v.runs.map((r) => r.run.max_error));
+    let html = `<b>${one ? r0.run.label : `${v.runs.length} runs together`}</b> &nbsp; error now ${fmtError(now)}, ` +
+               `max ${fmtError(max)}`;
+    for (const r of v.runs) {
+      const run = r.run;
+      if (!run.exploded) continue;
       const at = (run.steps * r.sceneData.dt).toFixed(2);
-      html += `<br><span class="bad">${state.t >= r.duration ? 'exploded' : 'explodes'} at ${at} s: ${run.why}</span>`;
+      html += `<br><span class="bad">${one ? '' : `${run.label}: `}${state.t >= r.duration ? 'exploded' : 'explodes'} ` +
+              `at ${at} s: ${run.why}</span>`;
     }
-    if (r.labelHtml !== html) { r.label.innerHTML = html; r.labelHtml = html; }
+    if (v.labelHtml !== html) { v.label.innerHTML = html; v.labelHtml = html; }
   }
+}
+
+// The views: a run each, side by side, or (the `together` box: a convoy's
+// tanks, each at its own place) all runs in one view of their own scene.
+function arrange() {
+  const together = state.runs.length > 1 && $('together').checked;
+  for (const r of state.runs) (together ? state.shared : r.scene).add(r.root);
+  state.views = together ? [{ scene: state.shared, camera: new PerspectiveCamera(), runs: state.runs }]
+                         : state.runs.map((r) => ({ scene: r.scene, camera: r.camera, runs: [r] }));
+  labels();
+  frameCamera(); /* it posed the runs at their start */
+  state.posedAt = -1;
+  dirty = true;
 }
 
 // Every sampled body centre of run r near the start (within ten times the
@@ -213,13 +249,23 @@ function visited(r, centre, radius, f) {
   }
 }
 
-// The camera frames the first run's start; with `follow`, each view's
-// camera moves along with its run (centre) from there.
+// The box of view v's runs at their start.
+function startBox(v) {
+  const box = new Box3();
+  for (const r of v.runs) {
+    pose(r, 0);
+    r.root.updateMatrixWorld(true);
+    box.union(new Box3().setFromObject(r.root));
+  }
+  return box;
+}
+
+// The camera frames the first view's start; with `follow`, each view's
+// camera moves along with its run (its runs' mean centre) from there.
+// Each view's ground lies around its own start (a convoy's tanks start
+// apart), laid once per scene.
 function frameCamera() {
-  const r = state.runs[0];
-  pose(r, 0);
-  r.root.updateMatrixWorld(true);
-  const box = new Box3().setFromObject(r.root), sphere = box.getBoundingSphere(new Sphere());
+  const box = startBox(state.views[0]), sphere = box.getBoundingSphere(new Sphere());
   const radius = Math.max(sphere.radius, 0.5);
   const dist = (1.5 * radius) / Math.sin((camera.fov * Math.PI) / 360);
   controls.target.copy(sphere.center);
@@ -228,36 +274,36 @@ function frameCamera() {
   camera.far = dist * 100;
   camera.updateProjectionMatrix();
   controls.update();
-  centre(r, state.origin);
-  for (const run of state.runs) { /* each run's ground around its own start (a convoy's tanks start apart) */
-    pose(run, 0);
-    run.root.updateMatrixWorld(true);
-    const b = new Box3().setFromObject(run.root), s = b.getBoundingSphere(new Sphere());
-    ground(run, b, s.center, Math.max(s.radius, 0.5));
-    run.scene.fog = new Fog(0xe9edf2, 3 * dist, 12 * dist); // the plane fades out
+  viewCentre(state.views[0], state.origin);
+  for (const v of state.views) {
+    if (v.scene.userData.ground) continue;
+    const b = startBox(v), s = b.getBoundingSphere(new Sphere());
+    ground(v, b, s.center, Math.max(s.radius, 0.5));
+    v.scene.fog = new Fog(0xe9edf2, 3 * dist, 12 * dist); // the plane fades out
+    v.scene.userData.ground = true;
   }
 }
 
-// Run r's ground: the plane (and a grid) at its height, or without one a
-// grid under the lowest point the run's bodies' centres reach; square,
+// View v's ground: the plane (and a grid) at its height, or without one a
+// grid under the lowest point its runs' bodies' centres reach; square,
 // around everything they visit, 1 m cells (5 m past 60 m).
-function ground(r, box, c0, radius) {
+function ground(v, box, c0, radius) {
   const lo = box.min.clone(), hi = box.max.clone();
-  visited(r, c0, radius, (x, y, z) => { lo.min(new Vector3(x, y, z)); hi.max(new Vector3(x, y, z)); });
-  const sd = r.sceneData, margin = Math.max(2, radius);
+  for (const r of v.runs) visited(r, c0, radius, (x, y, z) => { lo.min(new Vector3(x, y, z)); hi.max(new Vector3(x, y, z)); });
+  const sd = v.runs[0].sceneData, margin = Math.max(2, radius);
   const half = Math.ceil(Math.max(hi.x - lo.x, hi.z - lo.z) / 2 + margin);
   const cell = half > 30 ? 5 : 1, size = 2 * Math.ceil(half / cell) * cell;
   const cx = Math.round((lo.x + hi.x) / 2), cz = Math.round((lo.z + hi.z) / 2);
   const y = sd.ground !== null ? sd.ground : lo.y - 0.05 * radius;
   const grid = new GridHelper(size, size / cell, 0x9aa3ae, 0xc4cbd4);
   grid.position.set(cx, y + 1e-3 * radius, cz);
-  r.scene.add(grid);
+  v.scene.add(grid);
   if (sd.ground !== null) {
     const plane = new Mesh(new PlaneGeometry(size * 40, size * 40),
                            new MeshStandardMaterial({ color: 0xdde2e8, roughness: 1, metalness: 0 }));
     plane.rotation.x = -Math.PI / 2;
     plane.position.set(cx, y, cz);
-    r.scene.add(plane);
+    v.scene.add(plane);
   }
 }
 
@@ -270,13 +316,14 @@ async function showScene(index) {
   for (const run of sd.runs) runs.push(await loadRun(run, sd));
   if (token !== state.loading) return;
   state.runs = runs;
+  state.shared = lit();
   state.duration = Math.max(...runs.map((r) => r.duration));
   state.t = 0;
   state.posedAt = -1;
-  dirty = true;
   $('caption').textContent = sd.caption || '';
-  labels();
-  frameCamera();
+  $('together').checked = !!sd.together;
+  $('together-box').style.display = runs.length > 1 ? '' : 'none';
+  arrange();
   $('message').style.display = 'none';
   state.ready = true;
 }
@@ -307,7 +354,7 @@ function tick(now) {
     state.posedAt = state.t;
   }
   if (controls.update()) dirty = true;
-  const [w, h] = resize(), { cols, rows } = grid(state.runs.length, w, h), vw = w / cols, vh = h / rows;
+  const [w, h] = resize(), { cols, rows } = grid(state.views.length, w, h), vw = w / cols, vh = h / rows;
   if (cols !== state.cols || rows !== state.rows) { /* the labels' grid follows */
     state.cols = cols;
     state.rows = rows;
@@ -320,13 +367,13 @@ function tick(now) {
   camera.aspect = vw / vh;
   camera.updateProjectionMatrix();
   const follow = $('follow').checked;
-  state.runs.forEach((r, i) => {
-    r.camera.copy(camera);
-    if (follow) r.camera.position.add(centre(r, here).sub(state.origin));
+  state.views.forEach((v, i) => {
+    v.camera.copy(camera);
+    if (follow) v.camera.position.add(viewCentre(v, here).sub(state.origin));
     const x = (i % cols) * vw, y = (rows - 1 - Math.floor(i / cols)) * vh; /* from the bottom left */
     renderer.setViewport(x, y, vw, vh);
     renderer.setScissor(x, y, vw, vh);
-    renderer.render(r.scene, r.camera);
+    renderer.render(v.scene, v.camera);
   });
   state.frames++;
   if (!sliding) $('slider').value = String(Math.round((1000 * state.t) / (state.duration || 1)));
@@ -359,6 +406,7 @@ function controlsUi() {
   slider.addEventListener('change', () => { sliding = false; });
   $('speed').addEventListener('change', () => { state.speed = Number($('speed').value); });
   $('follow').addEventListener('change', () => { dirty = true; });
+  $('together').addEventListener('change', () => { if (state.ready) arrange(); });
   addEventListener('keydown', (e) => { if (e.key === ' ' && e.target === document.body) { e.preventDefault(); $('play').click(); } });
   legend();
 }
