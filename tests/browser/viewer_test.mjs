@@ -77,7 +77,8 @@ async function regionStats(page, shot, regions) {
 // run 8 times, in a page of its own. The views tile the stage 4 x 2
 // (1024 x 576), each label in its view's cell in reading order, and every
 // cell shows the run below its label (not blank); the `together` box puts
-// them in one view and back, and a scene marked together starts so.
+// them in one view, a tag over each, and back, and a scene marked together
+// starts so.
 async function manyRuns(page) {
   const html = readFileSync(pagePath, 'utf8'), open = '<script type="application/json" id="ldlpgs-data">';
   const a = html.indexOf(open) + open.length, b = html.indexOf('</script>', a);
@@ -129,6 +130,14 @@ async function manyRuns(page) {
     await sleep(200);
     const one = await page.evaluate(() => window.ldlpgsViewer.layout);
     const texts = await page.locator('.view .label').allTextContents();
+    const tags = await page.locator('.view .tag').evaluateAll((ts) => ts.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { text: e.textContent, shown: e.style.display !== 'none', x: r.x + r.width / 2, y: r.y + r.height / 2 };
+    }));
+    check('together: a tag over each run, in the view', tags.length === 8 &&
+          tags.every((g, k) => g.text === `copy ${k + 1}` && g.shown && g.x > stage.x && g.x < stage.x + stage.width &&
+                     g.y > stage.y && g.y < stage.y + stage.height),
+          tags.map((g) => `${g.text}${g.shown ? '' : ' (hidden)'} at ${g.x.toFixed(0)},${g.y.toFixed(0)}`).join(', '));
     const [whole] = await regionStats(page, await page.screenshot(), [[0.25, 0.25, 0.5, 0.5]]);
     check('together: one view of the 8 runs', one.views === 1 && one.cols === 1 && one.rows === 1 &&
           texts.length === 1 && texts[0].startsWith('8 runs together') && whole.std > 4,

@@ -201,7 +201,27 @@ function labels() {
     box.appendChild(d);
     v.label = l;
     v.labelHtml = '';
+    /* runs together: a tag over each, its label up to a colon ("tank 3") */
+    v.tags = v.runs.length > 1 ? v.runs.map((r) => {
+      const tag = document.createElement('div');
+      tag.className = 'tag';
+      tag.textContent = r.run.label.split(':')[0];
+      d.appendChild(tag);
+      return tag;
+    }) : [];
   }
+}
+
+// The tags of view v (w x h) over its runs' centres, as its camera sees them.
+const onScreen = new Vector3();
+function placeTags(v, w, h) {
+  v.runs.forEach((r, k) => {
+    centre(r, onScreen).project(v.camera);
+    const shown = onScreen.z < 1 && Math.abs(onScreen.x) <= 1 && Math.abs(onScreen.y) <= 1;
+    v.tags[k].style.display = shown ? '' : 'none';
+    v.tags[k].style.left = `${((onScreen.x + 1) / 2) * w}px`;
+    v.tags[k].style.top = `${((1 - onScreen.y) / 2) * h}px`;
+  });
 }
 
 // A view's label: its run's name and errors, or for runs together their
@@ -266,8 +286,9 @@ function startBox(v) {
 // apart), laid once per scene.
 function frameCamera() {
   const box = startBox(state.views[0]), sphere = box.getBoundingSphere(new Sphere());
-  const radius = Math.max(sphere.radius, 0.5);
-  const dist = (1.5 * radius) / Math.sin((camera.fov * Math.PI) / 360);
+  const radius = Math.max(sphere.radius, 0.5), many = state.views[0].runs.length > 1;
+  /* a margin around one mechanism; runs together (a convoy's line) fill the box's sphere less */
+  const dist = ((many ? 1.0 : 1.5) * radius) / Math.sin((camera.fov * Math.PI) / 360);
   controls.target.copy(sphere.center);
   camera.position.copy(sphere.center).add(new Vector3(0.55, 0.45, 1).normalize().multiplyScalar(dist));
   camera.near = dist / 100;
@@ -374,6 +395,7 @@ function tick(now) {
     renderer.setViewport(x, y, vw, vh);
     renderer.setScissor(x, y, vw, vh);
     renderer.render(v.scene, v.camera);
+    if (v.tags.length) placeTags(v, vw, vh);
   });
   state.frames++;
   if (!sliding) $('slider').value = String(Math.round((1000 * state.t) / (state.duration || 1)));
