@@ -1,14 +1,15 @@
 // viewer_test.mjs -- the viewer's page in Debian's headless Chromium,
 // driven by playwright-core (tools/viewer/node_modules):
 //
-//   node tests/browser/viewer_test.mjs PAGE.html SHOT.png
+//   node tests/browser/viewer_test.mjs PAGE.html SHOT.png [SCENE]
 //
 // Opens the page from disk with every non-file request refused and checks
 // that it loads with no console error and no uncaught exception, that it
 // shows its runs, that the animation time advances while playing, stands
 // still when paused and follows the time slider, and that the screenshot
 // (1024 x 576, paused at a quarter of the runs, saved to SHOT.png) is not
-// blank in the middle of the frame (variance of the pixels); then that
+// blank in the middle of the frame (variance of the pixels) -- all on the
+// scene named SCENE, if given, else the first; then that
 // every other scene of the page loads too, and that 8 runs take a grid of
 // 4 x 2 views (manyRuns). Prints "N passed, N failed"; exits 1 on any
 // failure. Run by `make check-view` (part of `make test`).
@@ -21,9 +22,9 @@ import { pathToFileURL } from 'node:url';
 const require = createRequire(new URL('../../tools/viewer/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
-const [pagePath, shotPath] = process.argv.slice(2);
+const [pagePath, shotPath, sceneName] = process.argv.slice(2);
 if (!pagePath || !shotPath) {
-  console.error('usage: node tests/browser/viewer_test.mjs PAGE.html SHOT.png');
+  console.error('usage: node tests/browser/viewer_test.mjs PAGE.html SHOT.png [SCENE]');
   process.exit(2);
 }
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -190,6 +191,16 @@ try {
     ready = false;
   }
   check('page loads and shows its runs', ready, ready ? '' : await page.locator('#message').innerText());
+  if (ready && sceneName) { /* the checks and the screenshot on that scene */
+    const k = await page.evaluate((name) => [...document.querySelectorAll('#scene option')]
+      .findIndex((o) => o.textContent === name), sceneName);
+    if (k > 0) {
+      await page.selectOption('#scene', String(k));
+      await page.waitForFunction(() => window.ldlpgsViewer.ready, null, { timeout: 20000 }).catch(() => {});
+    }
+    ready = k >= 0 && (await page.evaluate(() => window.ldlpgsViewer.ready));
+    check(`scene ${sceneName} shown`, ready);
+  }
   if (ready) {
     const runs = await page.evaluate(() => window.ldlpgsViewer.runs);
     check('runs', runs.length >= 1 && runs.every((r) => r.bodies > 0 && r.samples > 1),
