@@ -240,6 +240,22 @@ static int cg_run(char **a) {
   return bb_step_cg_child(e, a[2][0] - '0', count_arg("WARM", a[3]), count_arg("STEPS", a[4]));
 }
 
+/* For a double entry d, the float entry of its mechanism in list[0 .. n-1],
+ * or NULL (and for a float d). */
+static const bb_entry *float_twin(const bb_entry *const *list, int n, const bb_entry *d) {
+  if (d->scalar->precision != RT_DOUBLE) return NULL;
+  for (int k = 0; k < n; k++)
+    if (list[k]->scalar->precision == RT_FLOAT && strcmp(list[k]->mech, d->mech) == 0) return list[k];
+  return NULL;
+}
+
+/* The progress line of a float goal measured side by side. */
+static void pair_line(const bb_entry *d, const bb_entry *f, bb_stat q, const char *unit) {
+  printf("%-14s float x%d against double x%d, side by side: %.2fx [%.2f-%.2f] in %s\n", d->mech, f->lanes, d->lanes,
+         q.med, q.lo, q.hi, unit);
+  fflush(stdout);
+}
+
 /* The float batch factor f against the double one d of a mechanism, in
  * copy-factors a second, f's over d's: both set up at once and timed in
  * turns within each run (as measure() times its sides), each run's ratio
@@ -389,17 +405,11 @@ int main(int argc, char **argv) {
   }
   /* the goal float x16 against double x8, both factors side by side */
   for (int i = 0; i < n; i++) {
-    bb_row *d = &r.rows[i];
-    if (d->e->scalar->precision != RT_DOUBLE) continue;
-    for (int k = 0; k < n; k++)
-      if (r.rows[k].e->scalar->precision == RT_FLOAT && strcmp(r.rows[k].e->mech, d->e->mech) == 0) {
-        d->float_ratio = factor_pair(d->e, r.rows[k].e, r.runs, r.batches, r.random_input);
-        d->float_lanes = r.rows[k].e->lanes;
-        printf("%-14s float x%d against double x%d, side by side: %.2fx [%.2f-%.2f] in copy-factors/s\n",
-               d->e->mech, d->float_lanes, d->e->lanes, d->float_ratio.med, d->float_ratio.lo, d->float_ratio.hi);
-        fflush(stdout);
-        break;
-      }
+    const bb_entry *f = float_twin(list, n, list[i]);
+    if (!f) continue;
+    r.rows[i].float_ratio = factor_pair(list[i], f, r.runs, r.batches, r.random_input);
+    r.rows[i].float_lanes = f->lanes;
+    pair_line(list[i], f, r.rows[i].float_ratio, "copy-factors/s");
   }
   r.nrows = n;
   /* the callgrind binary's build times its factor too, where it is another target */
@@ -434,17 +444,11 @@ int main(int argc, char **argv) {
     r.nsteps = n;
     /* the goal float x16 against double x8, both batches side by side */
     for (int i = 0; i < n; i++) {
-      bb_step_row *d = &r.steps[i];
-      if (d->e->scalar->precision != RT_DOUBLE) continue;
-      for (int k = 0; k < n; k++)
-        if (r.steps[k].e->scalar->precision == RT_FLOAT && strcmp(r.steps[k].e->mech, d->e->mech) == 0) {
-          d->float_ratio = bb_step_pair(d->e, r.steps[k].e, &r.step);
-          d->float_lanes = r.steps[k].e->lanes;
-          printf("%-14s float x%d against double x%d, side by side: %.2fx [%.2f-%.2f] in copy-steps/s\n", d->e->mech,
-                 d->float_lanes, d->e->lanes, d->float_ratio.med, d->float_ratio.lo, d->float_ratio.hi);
-          fflush(stdout);
-          break;
-        }
+      const bb_entry *f = float_twin(list, n, list[i]);
+      if (!f) continue;
+      r.steps[i].float_ratio = bb_step_pair(list[i], f, &r.step);
+      r.steps[i].float_lanes = f->lanes;
+      pair_line(list[i], f, r.steps[i].float_ratio, "copy-steps/s");
     }
     if (r.late_warm > 0) {
       bb_step_opts late = r.step;
