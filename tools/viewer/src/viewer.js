@@ -96,7 +96,7 @@ async function loadRun(run, sceneData) {
   scene.add(gltf.scene);
   return { run, scene, root: gltf.scene, nodes, nbody, times, pos, rot, error, materials, sceneData,
            fixed: json.nodes.map((n) => json.meshes[n.mesh] && /\(fixed\)$/.test(json.meshes[n.mesh].name)),
-           duration: times[times.length - 1], errorNow: 0, camera: new PerspectiveCamera() };
+           duration: times[times.length - 1], errorNow: 0 };
 }
 
 const qa = new Quaternion(), qb = new Quaternion(), tmpColor = new Color();
@@ -167,7 +167,7 @@ controls.enableDamping = true;
 let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
-const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false, grid: null,
+const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false,
                 origin: new Vector3(), loading: 0, cols: 1, rows: 1, views: [], shared: null };
 window.ldlpgsViewer = {
   get ready() { return state.ready; },
@@ -248,8 +248,8 @@ function updateLabels() {
 function arrange() {
   const together = state.runs.length > 1 && $('together').checked;
   for (const r of state.runs) (together ? state.shared : r.scene).add(r.root);
-  state.views = together ? [{ scene: state.shared, camera: new PerspectiveCamera(), runs: state.runs }]
-                         : state.runs.map((r) => ({ scene: r.scene, camera: r.camera, runs: [r] }));
+  const view = (scene, runs) => ({ scene, camera: new PerspectiveCamera(), runs }); /* its camera: the orbit camera, shifted */
+  state.views = together ? [view(state.shared, state.runs)] : state.runs.map((r) => view(r.scene, [r]));
   labels();
   frameCamera(); /* it posed the runs at their start */
   state.posedAt = -1;
