@@ -80,11 +80,13 @@ async function regionStats(page, shot, regions) {
 // cell shows the run below its label (not blank); the `together` box puts
 // them in one view, a tag over each, and back, and a scene marked together
 // starts so.
+// (their labels as long as the convoy's, with markup that must show as text)
+const LONG = ': <i>driven its own way</i> & for long enough to wrap';
 async function manyRuns(page) {
   const html = readFileSync(pagePath, 'utf8'), open = '<script type="application/json" id="ldlpgs-data">';
   const a = html.indexOf(open) + open.length, b = html.indexOf('</script>', a);
   const data = JSON.parse(html.slice(a, b)), run = data.scenes[0].runs[0];
-  data.scenes = [{ ...data.scenes[0], runs: Array.from({ length: 8 }, (_, k) => ({ ...run, label: `copy ${k + 1}` })) }];
+  data.scenes = [{ ...data.scenes[0], runs: Array.from({ length: 8 }, (_, k) => ({ ...run, label: `copy ${k + 1}${LONG}` })) }];
   const dir = mkdtempSync(join(tmpdir(), 'ldlpgs-many-')), many = join(dir, 'many.html');
   try {
     writeFileSync(many, html.slice(0, a) + JSON.stringify(data).replace(/</g, '\\u003c') + html.slice(b));
@@ -105,13 +107,20 @@ async function manyRuns(page) {
     const stage = await page.locator('#stage').boundingBox();
     const labels = await page.locator('.view .label').evaluateAll((ls) => ls.map((l) => {
       const r = l.getBoundingClientRect();
-      return { x: r.x, y: r.y, bottom: r.bottom, text: l.textContent };
+      return { x: r.x, y: r.y, right: r.right, bottom: r.bottom, text: l.textContent, title: l.title,
+               markup: l.querySelector('i') !== null };
     }));
     const cell = (x, y) => [Math.floor(((x - stage.x) / stage.width) * 4), Math.floor(((y - stage.y) / stage.height) * 2)];
     check('each label in its view', labels.length === 8 && labels.every((l, k) => {
       const [cx, cy] = cell(l.x + 1, l.y + 1);
       return cx === k % 4 && cy === Math.floor(k / 4) && l.text.startsWith(`copy ${k + 1}`);
     }), labels.map((l) => `${l.text.split(' ').slice(0, 2).join(' ')} at ${cell(l.x + 1, l.y + 1)}`).join(', '));
+    // narrow views' labels: a line for the name and one for the errors,
+    // cut inside their cell (not wrapped over the view), whole on hover
+    check('narrow labels: two lines, inside their cell, whole as a title', labels.length === 8 &&
+          labels.every((l, k) => l.bottom - l.y <= 40 && l.right <= stage.x + ((k % 4) + 1) * (stage.width / 4) &&
+                       !l.markup && l.title.startsWith(`copy ${k + 1}${LONG}  error now`)),
+          labels.map((l) => `${(l.bottom - l.y).toFixed(0)} px${l.markup ? ' (markup)' : ''}`).join(', '));
     const shot = await page.screenshot();
     // each cell below its label (whose text would count as content)
     const cells = labels.map((l, k) => {

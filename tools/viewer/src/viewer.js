@@ -13,9 +13,12 @@ import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
 const $ = (id) => document.getElementById(id);
+const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
 
 // Error colour scale: log10 of the error from ERR_LO to ERR_HI (m).
 const ERR_LO = -6, ERR_HI = -1;
+// Views narrower than this (px) take compact labels (page.html's #views.compact).
+const COMPACT_VIEW = 420;
 const RAMP = [[0.30, 0.58, 0.86], [0.36, 0.74, 0.45], [0.95, 0.80, 0.20], [0.89, 0.47, 0.16], [0.82, 0.14, 0.12]];
 
 function errorColor(e, out) {
@@ -230,16 +233,22 @@ function updateLabels() {
   for (const v of state.views) {
     const one = v.runs.length === 1, r0 = v.runs[0];
     const now = Math.max(...v.runs.map((r) => r.errorNow)), max = Math.max(...v.runs.map((r) => r.run.max_error));
-    let html = `<b>${one ? r0.run.label : `${v.runs.length} runs together`}</b> &nbsp; error now ${fmtError(now)}, ` +
-               `max ${fmtError(max)}`;
+    const name = one ? r0.run.label : `${v.runs.length} runs together`;
+    const errors = `error now ${fmtError(now)}, max ${fmtError(max)}`;
+    let html = `<div><b>${esc(name)}</b><span class="err">${errors}</span></div>`, title = `${name}  ${errors}`;
     for (const r of v.runs) {
       const run = r.run;
       if (!run.exploded) continue;
       const at = (run.steps * r.sceneData.dt).toFixed(2);
-      html += `<br><span class="bad">${one ? '' : `${run.label}: `}${state.t >= r.duration ? 'exploded' : 'explodes'} ` +
-              `at ${at} s: ${run.why}</span>`;
+      const bad = `${one ? '' : `${run.label}: `}${state.t >= r.duration ? 'exploded' : 'explodes'} at ${at} s: ${run.why}`;
+      html += `<div class="bad">${esc(bad)}</div>`;
+      title += `\n${bad}`;
     }
-    if (v.labelHtml !== html) { v.label.innerHTML = html; v.labelHtml = html; }
+    if (v.labelHtml !== html) {
+      v.label.innerHTML = html;
+      v.label.title = title; /* the whole label, where a narrow view cuts it */
+      v.labelHtml = html;
+    }
   }
 }
 
@@ -383,6 +392,7 @@ function tick(now) {
     $('views').style.gridTemplateRows = `repeat(${rows}, 1fr)`;
     dirty = true;
   }
+  $('views').classList.toggle('compact', vw < COMPACT_VIEW);
   if (!dirty) return;
   dirty = false;
   camera.aspect = vw / vh;
