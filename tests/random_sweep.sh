@@ -13,9 +13,9 @@
 #           programs as each compiler built them) holds them to the
 #           interpreter bit for bit and to the residual bound (1e-12 in
 #           double) on random SPD matrices;
-#   test_rt_batch (linked with ldlgen --batch 8's float and double
-#           programs, vector and plain C) holds every copy of an rt_batch
-#           bit for bit to its world stepped alone;
+#   test_rt_batch (linked with ldlgen --batch N's float and double
+#           programs, N 4, 8 or 16 by the seed, vector and plain C) holds
+#           every copy of an rt_batch bit for bit to its world stepped alone;
 #   ldlsim  steps the mechanism 30 times (--json, a CSV) and --check solves
 #           its H~ no worse than ten times the dense solve's residual.
 # The environment gives CC, CFLAGS (the build's, for random_check), LIBS
@@ -56,14 +56,20 @@ if [ "${RANDOM_SWEEP_ONE:-}" = 1 ]; then
     "$d/check_$cc" > "$d/check_$cc.log" 2>&1 ||
       { cat "$d/check_$cc.log" >&2; fail "$cc-compiled programs against the interpreter"; }
   done
-  # the 8-lane batch programs (ldlgen --batch 8), in double and float, with
-  # the vector extensions (-O1) and the plain-C fallback (-O0): every copy
-  # of an rt_batch bitwise its world stepped alone with the scalar program
-  # above, driven differently, with its own settings, one diverging
-  # (test_rt_batch, linked with this seed's list)
+  # the batch programs (ldlgen --batch N), in double and float, the lanes
+  # by the seed (double 4, 8, 16 in turn, float 16, 4, 8), with the vector
+  # extensions (-O1) and the plain-C fallback (-O0): every copy of an
+  # rt_batch bitwise its world stepped alone with the scalar program above,
+  # driven differently, with its own settings, one diverging (test_rt_batch,
+  # linked with this seed's list)
+  lanes_double=$(echo "4 8 16" | cut -d' ' -f$((seed % 3 + 1)))
+  lanes_float=$(echo "16 4 8" | cut -d' ' -f$((seed % 3 + 1)))
+  names=""
   for p in double float; do
-    n=rnd_${p}_b8
-    "$build/ldlgen" "$m" -o "$d/$n.c" --precision $p --batch 8 --prefix $n || fail "ldlgen --batch 8 --precision $p"
+    if [ $p = double ]; then N=$lanes_double; else N=$lanes_float; fi
+    n=rnd_${p}_b$N
+    names="$names $n"
+    "$build/ldlgen" "$m" -o "$d/$n.c" --precision $p --batch $N --prefix $n || fail "ldlgen --batch $N --precision $p"
     gcc $GEN_CHECK_FLAGS -O1 -c "$d/$n.c" -o "$d/$n.o" || fail "gcc does not compile $d/$n.c"
     ren=""
     for sym in program desc settings create batch_factor batch_solve batch_solve_forward batch_solve_backward batch; do ren="$ren -D${n}_$sym=${n}_portable_$sym"; done
@@ -71,9 +77,9 @@ if [ "${RANDOM_SWEEP_ONE:-}" = 1 ]; then
       fail "gcc does not compile $d/$n.c with RT_BATCH_PORTABLE"
   done
   list=$d/batch_list.c
-  sh tests/batch_list.sh rnd_double_b8 rnd_float_b8 > "$list"
+  sh tests/batch_list.sh $names > "$list"
   $CC $CFLAGS -Iruntime/include -Itests -c "$list" -o "$d/batch_list.o"
-  $CC $CFLAGS "$build/obj/tests/test_rt_batch.o" "$d/batch_list.o" "$d"/rnd_double_b8*.o "$d"/rnd_float_b8*.o \
+  $CC $CFLAGS "$build/obj/tests/test_rt_batch.o" "$d/batch_list.o" "$d"/rnd_double_b*.o "$d"/rnd_float_b*.o \
     "$d/d.gcc.o" "$d/f.gcc.o" "$build/librt.a" $LIBS -o "$d/check_batch"
   LDLPGS_TEST_SHORT=1 "$d/check_batch" > "$d/check_batch.log" 2>&1 ||
     { cat "$d/check_batch.log" >&2; fail "rt_batch's copies against their worlds stepped alone"; }
