@@ -610,7 +610,7 @@ static void groups_res(rt_batch *b, const unsigned char *busy, int back) {
  * step. */
 static void contacts(rt_batch *b) {
   int limit[RT__LANES_MAX], any = 0, nin = 0, on = 0;
-  double change[RT__LANES_MAX], most[RT__LANES_MAX];
+  double change[RT__LANES_MAX], most[RT__LANES_MAX], ctol[RT__LANES_MAX];
   unsigned char in[RT__LANES_MAX]; /* the copies whose passes (or later passes) run in the lanes */
   long long act[RT__LANES_MAX];
   const int first_in_lanes = b->first_in_lanes;
@@ -619,6 +619,7 @@ static void contacts(rt_batch *b) {
     in[j] = b->in_lanes && limit[j] > 0 && b->factors[j] && b->lane_pivot[j] == -1 && !rt__schur_has_contacts(b->w[j]);
     if (limit[j] > 0 && !in[j]) rt__step_contacts(b->w[j]);
     nin += in[j];
+    ctol[j] = in[j] ? rt__step_contacts_tolerance(b->w[j]) : RT__CONTACT_TOLERANCE;
     if (in[j] && !first_in_lanes) { /* the first pass's sweep copy by copy; a copy it leaves settled is done */
       change[j] = rt__step_contacts_first(b->w[j]);
       in[j] = !(change[j] <= RT__CONTACT_TOLERANCE);
@@ -641,7 +642,7 @@ static void contacts(rt_batch *b) {
     else /* the rows the passes sweep; the block's rows once a block step needs them */
       rt__lanes_gather(l, b->w + o, in + o, dim);
     if (first_in_lanes)
-      rt__lanes_first_pass(l, dim, b->w[0]->nfixed_rows, act + o, RT__CONTACT_TOLERANCE, change + o);
+      rt__lanes_first_pass(l, dim, b->w[0]->nfixed_rows, act + o, RT__CONTACT_TOLERANCE, ctol + o, change + o);
   }
   for (int j = 0; j < b->N; j++) {
     b->passes[j] = in[j] && !(change[j] <= RT__CONTACT_TOLERANCE);

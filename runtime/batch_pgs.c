@@ -555,11 +555,12 @@ void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *chan
   sweep_slots(l, first, l->n, act, change);
 }
 
-void rt__lanes_first_pass(rt__lanes *l, int dim, int fixed, const long long *act, double tol, double *change) {
+void rt__lanes_first_pass(rt__lanes *l, int dim, int fixed, const long long *act, double tol, const double *ctol,
+                          double *change) {
   double joints[RT__LANES_MAX] = {0}, contacts[RT__LANES_MAX] = {0};
   long long rest[RT__LANES_MAX] = {0};
   sweep_slots(l, dim, fixed, act, joints);
-  for (int j = 0; j < l->N; j++) rest[j] = act[j] && !(joints[j] <= tol && lane_settled(l, j, fixed, tol)) ? -1 : 0;
+  for (int j = 0; j < l->N; j++) rest[j] = act[j] && !(joints[j] <= tol && lane_settled(l, j, fixed, ctol[j])) ? -1 : 0;
   sweep_slots(l, fixed, l->n, rest, contacts);
-  for (int j = 0; j < l->N; j++) change[j] = rest[j] ? rt__most(joints[j], contacts[j]) : joints[j];
+  for (int j = 0; j < l->N; j++) change[j] = rest[j] ? rt__most(joints[j], contacts[j] * (tol / ctol[j])) : joints[j];
 }

@@ -199,9 +199,11 @@ void rt__lanes_sweep(rt__lanes *l, int first, const long long *act, double *chan
  * the lanes whose act is nonzero: slots dim .. fixed (the joints' rows
  * outside the block: motors, limits), then, in each lane where those
  * changed no row's velocity by more than tol, the slots from fixed (the
- * contacts) only if some row of them would (pgs.c's
- * rt__pgs_rows_settled); each lane's largest change into change. */
-void rt__lanes_first_pass(rt__lanes *l, int dim, int fixed, const long long *act, double tol, double *change);
+ * contacts) only if some row of them would change by more than the lane's
+ * ctol (pgs.c's rt__pgs_rows_settled); each lane's largest change into
+ * change, the contacts' times tol / ctol. */
+void rt__lanes_first_pass(rt__lanes *l, int dim, int fixed, const long long *act, double tol, const double *ctol,
+                          double *change);
 /* The impulses, friction bounds and velocities of the copies taken again
  * from them (the slots are those gathered last, from .. n). */
 void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *take);

@@ -187,6 +187,10 @@ int rt__schur_has_contacts(const rt_world *w) {
   return w->schur.k > 0 && w->schur.row[w->schur.k - 1] >= w->nfixed_rows;
 }
 
+int rt__schur_let_go(const rt_world *w) {
+  return contacts_fit(w, joint_rows(w, &w->rows, NULL)) && !rt__schur_has_contacts(w);
+}
+
 void rt__schur_mask(rt_world *w) {
   rt__schur *s = &w->schur;
   for (int c = 0; c < s->k; c++) {

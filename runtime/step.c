@@ -277,11 +277,36 @@ void rt__step_contacts(rt_world *w) {
   rt__step_contacts_done(w);
 }
 
+/* The contacts' tolerance in the first pass: RT__CONTACT_TOLERANCE's, but
+ * RT__CONTACTS_LET_GO for contacts that C would take and S let go this
+ * step (it found them settled before the block step: rt__schur_let_go).
+ * Those have no exact solve in the step, and the block step moves them by
+ * up to the passes' tolerance unseen: the sample scissor lift, parked on
+ * its free wheels, rolled to and fro by up to 0.8 m over 4 minutes (its
+ * kinetic energy 1e-4 -> 0.07 J), a mode that the geometric stiffness
+ * feeds (it did not with the stiffness off) and that the first pass's
+ * sweep of the contacts had damped until that sweep was skipped for
+ * settled contacts (27a7d89). Now such contacts take the first pass --
+ * their sweep and, since it moved them, a block step, which keeps the
+ * joints closed -- unless none of them would change its velocity by more
+ * than RT__CONTACTS_LET_GO: the lift crept 2-5 mm in those 4 minutes
+ * (build/soak --steps 14400, float and double), its step at rest (steps
+ * 1200-1500 of ldlsim, callgrind) 938k -> 996k instructions, its rise's
+ * and the car's, buggy's and multi_wheel's steps within 1.2 % of what they
+ * were (10 s of each with its drive script: +0.7-1.2 %). A sweep without
+ * the block step stopped the lift too, but now and then left the parked
+ * car's contacts unsettled, which S then coupled (its step at rest 199k ->
+ * 218-222k). */
+#define RT__CONTACTS_LET_GO 1e-9
+double rt__step_contacts_tolerance(const rt_world *w) {
+  return use_factor(w) && rt__schur_let_go(w) ? RT__CONTACTS_LET_GO : RT__CONTACT_TOLERANCE;
+}
+
 /* The first pass's sweep, where most steps' passes end: the joints' rows
  * outside the block (motors, limits, ropes, springs) swept, and the
  * contacts too unless none of them would change its velocity by more than
- * the tolerance (rt__pgs_rows_settled) -- then the same sweep as one over
- * all of them. Swept though settled, the contacts moved off where the
+ * their tolerance (rt__step_contacts_tolerance, rt__pgs_rows_settled) --
+ * then the same sweep as one over all of them. Swept though settled, the contacts moved off where the
  * block step and S had left them (by less than the tolerance), and no
  * block step followed: the sample lift's wheel axles left the step's
  * velocities up to 8e-5 rad/s apart, 1.4e-6 rad apart at the new poses,
@@ -293,13 +318,15 @@ void rt__step_contacts(rt_world *w) {
  * other samples' figures are the same to two digits. The joints' rows
  * keep their sweep: left unswept too, the held motors of the car, buggy
  * and excavator slipped 4-33x more. Returns the sweep's largest change of
- * a row's velocity. */
+ * a row's velocity, the contacts' scaled by RT__CONTACT_TOLERANCE over
+ * their tolerance (times 1 for most: the same bits), so that the passes go
+ * on if it is above RT__CONTACT_TOLERANCE. */
 double rt__step_contacts_first(rt_world *w) {
   rt__rows *r = &w->rows;
+  const double tol = rt__step_contacts_tolerance(w);
   const double joints = rt__pgs_sweep_change(r, w->dim, w->nfixed_rows, w->vel);
-  if (joints <= RT__CONTACT_TOLERANCE && rt__pgs_rows_settled(r, w->nfixed_rows, r->n, w->vel, RT__CONTACT_TOLERANCE))
-    return joints;
-  return rt__most(joints, rt__pgs_sweep_change(r, w->nfixed_rows, r->n, w->vel));
+  if (joints <= RT__CONTACT_TOLERANCE && rt__pgs_rows_settled(r, w->nfixed_rows, r->n, w->vel, tol)) return joints;
+  return rt__most(joints, rt__pgs_sweep_change(r, w->nfixed_rows, r->n, w->vel) * (RT__CONTACT_TOLERANCE / tol));
 }
 
 /* After contact passes that took a block step: the rows coupled through S

@@ -536,6 +536,9 @@ int rt__schur_hold(rt_world *w, double *shift);
 int rt__schur_covers(const rt_world *w);
 /* Whether this step's C holds the contacts (they were solved through S). */
 int rt__schur_has_contacts(const rt_world *w);
+/* Whether this step's contacts fit C but C does not hold them (S found
+ * them settled before the block step, or built nothing). */
+int rt__schur_let_go(const rt_world *w);
 /* C's rows out of the sweeps of w->rows (their inverse diagonals kept and
  * 0: a sweep leaves them as they are), and back in: the contact passes
  * after the first leave C to S's solve after them (step.c). */
@@ -615,8 +618,11 @@ void rt__step_refined(rt_world *w, int after_s, int passes);
 int rt__step_contact_passes(const rt_world *w);
 void rt__step_contacts(rt_world *w);
 /* The first pass's sweep (the contacts swept only if one of them is not
- * settled), on w's own rows; returns its largest change (a batch runs it
- * copy by copy, or in its lanes: rt__lanes_first_pass). */
+ * settled, within rt__step_contacts_tolerance), on w's own rows; returns
+ * its largest change, the contacts' scaled by RT__CONTACT_TOLERANCE over
+ * their tolerance (a batch runs it copy by copy, or in its lanes:
+ * rt__lanes_first_pass). */
+double rt__step_contacts_tolerance(const rt_world *w);
 double rt__step_contacts_first(rt_world *w);
 void rt__step_contacts_done(rt_world *w);
 /* rt__step_contacts_done's first half, for a batch as above: S's solve,
