@@ -246,18 +246,20 @@ static const char cart_src[] =
     "return { name = 'cart', bodies = b, constraints = c, settings = { ground = { height = 0, friction = 0.8 } } }\n";
 
 /* Runs the cart 2 s with coupled_contacts n; returns the contact passes of
- * its last second and the largest kinetic energy then. */
-static void settle_cart(int n, int *passes, double *ke_late) {
+ * its last second, the steps then that took more than one, and the
+ * largest kinetic energy then. */
+static void settle_cart(int n, int *passes, int *busy, double *ke_late) {
   sim s;
   sim_open(&s, "cart", cart_src, NULL);
   s.set.coupled_contacts = n;
   sim_start(&s);
-  *passes = 0;
+  *passes = *busy = 0;
   *ke_late = 0.0;
   for (int i = 0; i < 120; i++) {
     step_on_ground(&s);
     if (i < 60) continue;
     *passes += rt_world_step_info(s.w)->contact_passes;
+    *busy += rt_world_step_info(s.w)->contact_passes > 1;
     double ke, pe;
     rt_world_energy(s.w, &ke, &pe);
     *ke_late = fmax(*ke_late, ke);
@@ -266,21 +268,24 @@ static void settle_cart(int n, int *passes, double *ke_late) {
 }
 
 /* Coupled, each wheel's contact meets the deck's mass in the Schur solve
- * and the cart comes to rest with no contact passes left to run; left to
- * the passes, every pass moves a 2 kg wheel against 2 t and the passes
- * run to their cap while the cart still jiggles. */
+ * and the cart comes to rest with no contact passes left to run but the
+ * first, which contacts S let go take while they are not settled within
+ * 1e-9 (runtime/step.c, rt__step_contacts_tolerance: 53 in its last
+ * second, none before); left to the passes, every pass moves a 2 kg wheel
+ * against 2 t and the passes run to their cap while the cart still
+ * jiggles. */
 static void test_heavy_deck_on_light_wheels_settles_when_coupled(void **state) {
   (void)state;
-  int coupled, passes;
+  int coupled, passes, coupled_busy, passes_busy;
   double ke_coupled, ke_passes;
-  settle_cart(16, &coupled, &ke_coupled);
-  settle_cart(0, &passes, &ke_passes);
-  print_message("cart, last second: %d contact passes, kinetic energy at most %.3g J coupled; "
-                "%d passes, %.3g J without\n",
-                coupled, ke_coupled, passes, ke_passes);
-  assert_true(coupled <= 6);
+  settle_cart(16, &coupled, &coupled_busy, &ke_coupled);
+  settle_cart(0, &passes, &passes_busy, &ke_passes);
+  print_message("cart, last second: %d contact passes (%d steps with more than one), kinetic energy at most %.3g J "
+                "coupled; %d passes (%d steps), %.3g J without\n",
+                coupled, coupled_busy, ke_coupled, passes, passes_busy, ke_passes);
+  assert_true(coupled_busy == 0 && coupled <= 60);
   assert_true(ke_coupled < 1e-3);
-  assert_true(passes > 10 * (coupled + 1));
+  assert_true(passes_busy > 50 && passes > 10 * (coupled + 1));
 }
 
 /*---- body-body contacts -----------------------------------------------------------*/
