@@ -306,11 +306,12 @@ double rt__step_contacts_tolerance(const rt_world *w) {
  * outside the block (motors, limits, ropes, springs) swept, and the
  * contacts too unless none of them would change its velocity by more than
  * their tolerance (rt__step_contacts_tolerance, rt__pgs_rows_settled) --
- * then the same sweep as one over all of them. Swept though settled, the contacts moved off where the
- * block step and S had left them (by less than the tolerance), and no
- * block step followed: the sample lift's wheel axles left the step's
- * velocities up to 8e-5 rad/s apart, 1.4e-6 rad apart at the new poses,
- * and its every step took a projection pass to close them. Now (make
+ * then the same sweep as one over all of them. Swept though settled, the
+ * contacts moved off where the block step and S had left them (by less
+ * than the tolerance), and no block step followed: the sample lift's wheel
+ * axles left the step's velocities up to 8e-5 rad/s apart, 1.4e-6 rad apart
+ * at the new poses, and its every step took a projection pass to close
+ * them. Now (make
  * bench-cg's window) the lift's step costs 684k instructions, not 750k,
  * multi_wheel's 460k, not 499k; over 10 s (ldlsim --json, with the drive
  * scripts) multi_wheel's largest joint angle error is 2.1e-10 rad, not
