@@ -171,7 +171,7 @@ let dirty = true;
 controls.addEventListener('change', () => { dirty = true; });
 
 const state = { runs: [], t: 0, playing: true, speed: 1, duration: 0, frames: 0, ready: false,
-                origin: new Vector3(), loading: 0, cols: 1, rows: 1, views: [], shared: null };
+                origin: new Vector3(), loading: 0, cols: 1, rows: 1, compact: false, views: [], shared: null };
 window.ldlpgsViewer = {
   get ready() { return state.ready; },
   get time() { return state.t; },
@@ -385,14 +385,16 @@ function tick(now) {
   }
   if (controls.update()) dirty = true;
   const [w, h] = resize(), { cols, rows } = grid(state.views.length, w, h), vw = w / cols, vh = h / rows;
-  if (cols !== state.cols || rows !== state.rows) { /* the labels' grid follows */
+  const compact = vw < COMPACT_VIEW;
+  if (cols !== state.cols || rows !== state.rows || compact !== state.compact) { /* the labels' grid follows */
     state.cols = cols;
     state.rows = rows;
+    state.compact = compact;
     $('views').style.gridTemplateColumns = `repeat(${cols}, 1fr)`;
     $('views').style.gridTemplateRows = `repeat(${rows}, 1fr)`;
+    $('views').classList.toggle('compact', compact);
     dirty = true;
   }
-  $('views').classList.toggle('compact', vw < COMPACT_VIEW);
   if (!dirty) return;
   dirty = false;
   camera.aspect = vw / vh;
