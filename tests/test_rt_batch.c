@@ -15,9 +15,11 @@
  * must be bitwise its reference's. Then the same with copies whose
  * settings differ (one with more iterations, one under pure PGS: the
  * sweeps run copy by copy, one lane factors nothing), and with one copy
- * whose step diverges (it is undone, the others step); copies left out
- * of steps (rt_batch_set_active) and the measured choice measured again
- * then; two batches stepped at once on two threads; the lanes' cache
+ * whose step diverges (it is undone, the others step); calm copies whose
+ * contacts S lets go beside copies whose contact passes go on (the
+ * passes' first sweep in lanes, each lane with its copy's tolerance);
+ * copies left out of steps (rt_batch_set_active) and the measured choice
+ * measured again then; two batches stepped at once on two threads; the lanes' cache
  * budget, which a batch of 16 counts in one group's lanes. And the errors:
  * lane counts, worlds of another mechanism or precision, a world twice,
  * refused settings. */
@@ -34,7 +36,7 @@
 
 #include "batch_list.h"
 #include "../runtime/lanes.h" /* rt__lanes_bytes: the lane budget's measure */
-#include "../runtime/world.h" /* rt__pick, RT__PICK_*: the measured stepping */
+#include "../runtime/world.h" /* rt__pick, RT__PICK_*: the measured stepping; rt__schur_let_go */
 
 /* steps of every run; under valgrind and the sanitizers (LDLPGS_TEST_SHORT)
  * fewer, still past the diverging copy's step 10 */
@@ -50,10 +52,12 @@ typedef struct pair {
   long group_passes[4]; /* those of copies 0-3, 4-7, 8-11, 12-15 (batch.c's groups of lanes: 4 or 8) */
   long masked; /* copy-steps whose passes took a block step with rows coupled through S */
   long split;  /* steps with a row on other bodies in two copies, both sweeping it */
+  long let_go; /* copy-steps of calm copies whose contacts S let go (schur.c's rt__schur_let_go) */
   int nsteps;  /* steps of a run: steps() if 0 */
   unsigned char lanes_at[512]; /* each step of the last run: rt_batch_stepped_in_lanes */
   int (*left_out)(int j, int k, int N); /* whether copy j is left out of step k (NULL: none is) */
   int alone; /* copies 0, 3, 6, ... left out of an even step step alone (rt_world_step) before it */
+  int (*calm)(int j, int N); /* whether copy j is driven calmly (drive_copy; NULL: none is) */
 } pair;
 
 /* settings_of's post-stabilization: the program's, or on (1) */
@@ -81,11 +85,12 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
     assert_int_equal(st, RT_OK);
   }
   rt_status st;
-  p->passes = p->masked = p->split = 0;
+  p->passes = p->masked = p->split = p->let_go = 0;
   memset(p->group_passes, 0, sizeof p->group_passes);
   p->nsteps = 0;
   p->left_out = NULL;
   p->alone = 0;
+  p->calm = NULL;
   p->b = rt_batch_create(portable ? t->portable_batch : t->batch, p->w, p->N, &st);
   assert_int_equal(st, RT_OK);
   assert_non_null(p->b);
@@ -110,21 +115,22 @@ static void free_pair(pair *p) {
 
 /* Copy j's input before step k, the same for w and its reference;
  * returns how many of the calls were refused (none should be). No cmocka
- * call, so that a thread of its own can drive (test_threads). */
-static int drive(rt_world *w, int j, int k) {
+ * call, so that a thread of its own can drive (test_threads). A calm copy
+ * is given its contacts alone: no push, its motors held at speed 0. */
+static int drive_copy(rt_world *w, int j, int k, int calm) {
   int refused = 0;
   const int nb = rt_world_body_count(w);
-  if (k == 0) {
+  if (k == 0 && !calm) {
     const double v[3] = {0.05 * j, -0.03 * j, 0.02 * (j % 3)}, av[3] = {0.0, 0.1 * (j % 2), 0.0};
     refused += rt_world_set_body_state(w, nb - 1, NULL, v, av) != RT_OK;
   }
   for (int c = 0; c < 64; c++) {
     const double fmax = rt_world_motor_max_force(w, c);
     if (isnan(fmax)) break;
-    if (fmax > 0) refused += rt_world_set_motor(w, c, 0.4 * (j - 3) + 0.01 * k, fmax) != RT_OK;
+    if (fmax > 0) refused += rt_world_set_motor(w, c, calm ? 0.0 : 0.4 * (j - 3) + 0.01 * k, fmax) != RT_OK;
   }
   const double f[3] = {3.0 * j, 0.0, (k % 20 < 10) ? 5.0 * j : 0.0};
-  refused += rt_world_add_force(w, j % nb, f, NULL) != RT_OK;
+  if (!calm) refused += rt_world_add_force(w, j % nb, f, NULL) != RT_OK;
   rt_contact c[MAX_CONTACTS];
   int n = rt_world_ground_contacts(w, -0.02 * (j % 4), 0.8, 0.05, c, MAX_CONTACTS);
   if (n > MAX_CONTACTS) n = MAX_CONTACTS;
@@ -137,6 +143,8 @@ static int drive(rt_world *w, int j, int k) {
   refused += rt_world_set_contacts(w, c, n) != RT_OK;
   return refused;
 }
+
+static int drive(rt_world *w, int j, int k) { return drive_copy(w, j, k, 0); }
 
 static void same_bits(const char *what, const void *a, const void *b, size_t n, int j, int k) {
   if (memcmp(a, b, n) != 0) fail_msg("copy %d, step %d: %s differs from the world stepped alone", j, k, what);
@@ -202,8 +210,9 @@ static int run(pair *p, int diverge) {
     rt_status want[16], got[16];
     int lo = 1 << 30, hi = 0;
     for (int j = 0; j < p->N; j++) {
-      assert_int_equal(drive(p->w[j], j, k), 0);
-      assert_int_equal(drive(p->ref[j], j, k), 0);
+      const int calm = p->calm && p->calm(j, p->N);
+      assert_int_equal(drive_copy(p->w[j], j, k, calm), 0);
+      assert_int_equal(drive_copy(p->ref[j], j, k, calm), 0);
       if (diverge && j == 1 && k == 10) {
         const double v[3] = {1e308, -1e308, 1e308};
         for (int i = 0; i < rt_world_body_count(p->w[j]); i++) {
@@ -236,6 +245,7 @@ static int run(pair *p, int diverge) {
       p->passes += info->contact_passes;
       p->group_passes[j / 4] += info->contact_passes;
       p->masked += info->contact_passes > 0 && info->coupled_rows > 0;
+      p->let_go += p->calm && p->calm(j, p->N) && rt__schur_let_go(p->w[j]);
     }
     if (diverge && k == 10) assert_int_equal(got[1], RT_ERR_DIVERGED);
   }
@@ -307,6 +317,32 @@ static void test_mixed_settings(void **state) {
   p.masked = 0;
   run(&p, 0);
   if (strncmp(t->name, "buggy", 5) == 0) assert_true(p.masked > 0);
+  free_pair(&p);
+}
+
+/* The contact passes' first sweep in lanes (batch.c's contacts: when at
+ * least half of the last step's copies went on after theirs), each lane
+ * with its own copy's tolerance (step.c's rt__step_contacts_tolerance):
+ * the lower half of the copies leave their contacts to the passes
+ * (coupled_contacts 0), which go on after the first sweep, and the upper
+ * half solve theirs through S, which lets them go once they settle, and
+ * then sweeps them in that first sweep against the let-go threshold. */
+static int upper_half(int j, int N) { return j >= N / 2; }
+
+static void test_first_pass_tolerances(void **state) {
+  const batchtest_program *t = *state;
+  pair p;
+  make_pair(&p, t, 0);
+  rt_settings s = settings_of(t);
+  s.coupled_contacts = 0;
+  for (int j = 0; j < p.N / 2; j++) set_copy(&p, j, &s);
+  p.calm = upper_half;
+  p.nsteps = 2 * steps();
+  run(&p, 0);
+  if (strncmp(t->name, "buggy", 5) == 0) { /* both kinds of copies in the lanes' first sweep, step after step */
+    assert_true(p.let_go > (long)p.nsteps * (p.N / 2) / 2);
+    for (int g = 0; g < p.N / 2 / 4; g++) assert_true(p.group_passes[g] > p.nsteps);
+  }
   free_pair(&p);
 }
 
@@ -723,12 +759,12 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[11 * MAX_TESTS + 3];
-  static char names[11 * MAX_TESTS][112];
+  struct CMUnitTest tests[12 * MAX_TESTS + 3];
+  static char names[12 * MAX_TESTS][112];
   int n = 0, samples = 0;
   for (const batchtest_program *t = batchtest_programs; t->name; t++)
     samples |= strcmp(t->name, "chain_double_b8") == 0;
-  for (const batchtest_program *t = batchtest_programs; t->name && n + 11 <= 11 * MAX_TESTS; t++) {
+  for (const batchtest_program *t = batchtest_programs; t->name && n + 12 <= 12 * MAX_TESTS; t++) {
     snprintf(names[n], sizeof names[n], "%s: copies driven differently", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_same_settings, NULL, NULL, (void *)t};
     n++;
@@ -750,6 +786,9 @@ int main(void) {
      * sample would double make test's time); a random mechanism's
      * programs (tests/random_sweep.sh: 4, 8 or 16 lanes) all */
     if (t->lanes != 8 && samples) continue;
+    snprintf(names[n], sizeof names[n], "%s: the first contact sweep in lanes, each its tolerance", t->name);
+    tests[n] = (struct CMUnitTest){names[n], test_first_pass_tolerances, NULL, NULL, (void *)t};
+    n++;
     snprintf(names[n], sizeof names[n], "%s: sweeps and contact passes copy by copy", t->name);
     tests[n] = (struct CMUnitTest){names[n], test_copy_by_copy, NULL, NULL, (void *)t};
     n++;
