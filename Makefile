@@ -502,8 +502,10 @@ $(BUILD)/tests/test_cxx: $(BUILD)/obj/tests/test_cxx.o $(BUILD)/obj/generated/bu
                          $(BUILD)/obj/generated/scissor_lift.o $(BUILD)/librt.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS_ALL) $^ $(THREADS) -lm -o $@
-# test_cli, test_gltf, test_limits and test_outfile run ldlsim too; test_svgplot links the plotter.
+# test_cli, test_gltf, test_limits and test_outfile run ldlsim too (test_cli soak as well); test_svgplot
+# links the plotter.
 $(BUILD)/tests/test_cli $(BUILD)/tests/test_limits $(BUILD)/tests/test_outfile: | $(BUILD)/ldlsim
+$(BUILD)/tests/test_cli: | $(BUILD)/soak
 $(BUILD)/tests/test_gltf: | $(BUILD)/ldlsim
 $(BUILD)/tests/test_svgplot: $(BUILD)/obj/tools/svgplot.o
 # test_pgs: the sweep against its reference (tests/pgs_check.c, which

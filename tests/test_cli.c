@@ -375,14 +375,18 @@ static void test_mechanism_out(void **state) {
 
 /*---- ldlsim ----------------------------------------------------------------------*/
 
-/* build/ldlsim next to build/ldlgen (test programs depend on ldlgen only:
- * `make test` builds both). */
-static const char *ldlsim_path(void) {
-  static char path[1024];
+/* The tool NAME (ldlsim, soak) next to build/ldlgen, into path (test
+ * programs depend on ldlgen only: `make test` builds them all). */
+static const char *tool_path(const char *name, char *path, size_t cap) {
   const char *slash = strrchr(LDLGEN_PATH, '/');
-  snprintf(path, sizeof path, "%.*s/ldlsim", (int)(slash - LDLGEN_PATH), LDLGEN_PATH);
+  snprintf(path, cap, "%.*s/%s", (int)(slash - LDLGEN_PATH), LDLGEN_PATH, name);
   if (access(path, X_OK) != 0) fail_msg("%s is missing: build it (make %s)", path, path);
   return path;
+}
+
+static const char *ldlsim_path(void) {
+  static char path[1024];
+  return tool_path("ldlsim", path, sizeof path);
 }
 
 /* The number after "KEY": in a JSON summary; fails if the key is absent. */
@@ -700,6 +704,36 @@ static void test_ldlsim_bad_mechanism(void **state) {
   assert_non_null(strstr(out, "/nonexistent/mech.lua"));
 }
 
+/*---- soak ------------------------------------------------------------------------*/
+
+/* tools/soak.c fails a vehicle that does not stay where it rested: a cart
+ * whose motor turns a wheel drives off at 0.25 m/s, though it neither
+ * gains energy, rises nor tilts; with the motor at speed 0 it passes. */
+static void test_soak_fails_a_vehicle_that_rolls_away(void **state) {
+  (void)state;
+  char soak[1024], cmd[4096], out[4096];
+  tool_path("soak", soak, sizeof soak);
+  const char *mech = SRC_DIR "/tests/data/soak_roll.lua";
+  snprintf(cmd, sizeof cmd, "%s --steps 420 --settle 300 --precision double %s 2>&1", soak, mech);
+  assert_int_equal(run(cmd, out, sizeof out), 1);
+  assert_non_null(strstr(out, "soak_roll"));
+  const char *w = strstr(out, "wandered");
+  assert_non_null(w);
+  assert_true(strtod(w + strlen("wandered"), NULL) > 0.4); /* 2 s at 0.25 m/s */
+  assert_non_null(strstr(out, "FAIL"));
+
+  char dir[] = "/tmp/ldlpgs-soak-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  snprintf(cmd, sizeof cmd, "sed 's/speed = 1,/speed = 0,/' %s > %s/still.lua", mech, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s --steps 420 --settle 300 --precision double %s/still.lua 2>&1", soak, dir);
+  const int st = run(cmd, out, sizeof out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  assert_int_equal(st, 0);
+  assert_non_null(strstr(out, " ok"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bad_input_leaves_no_output),
@@ -718,6 +752,7 @@ int main(void) {
       cmocka_unit_test(test_ldlsim_usage_errors),
       cmocka_unit_test(test_ldlsim_presets),
       cmocka_unit_test(test_ldlsim_bad_mechanism),
+      cmocka_unit_test(test_soak_fails_a_vehicle_that_rolls_away),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
