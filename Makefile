@@ -724,8 +724,9 @@ valgrind-run: build-all
 
 #---- holding at rest ------------------------------------------------------------
 # Every sample stands at rest for an hour: 216,000 steps at 60 Hz, float and
-# double programs; fails if one gains 0.1 % of its energy, topples or
-# explodes (tools/soak.c says how it is measured). Several minutes.
+# double programs; fails if one gains 0.1 % of its energy, topples, wanders
+# 5 cm along the ground or explodes (tools/soak.c says how it is measured).
+# Several minutes.
 soak: all
 	@$(BUILD)/soak $(MECHS)
 
