@@ -12,8 +12,15 @@ typedef long long VM __attribute__((vector_size(LN * sizeof(long long))));
 
 /* Where m is set, a; elsewhere b (bit for bit). A macro: a vector
  * argument wider than the target's registers changes the calling
- * convention (-Wpsabi), as in rt_lanes.h. */
+ * convention (-Wpsabi), as in rt_lanes.h. Written with the masks, gcc
+ * gives AVX2 three instructions (b ^ ((a ^ b) & m)) and AVX-512 one
+ * (vpternlogq); AVX2's one, vblendvpd, takes each lane's sign bit of m,
+ * which a comparison's all-ones or all-zeros sets or clears alike. */
+#if defined(__AVX__) && !defined(__AVX512VL__) && LN == 4
+#define BLEND(m, a, b) ((VD)__builtin_ia32_blendvpd256((VD)(b), (VD)(a), (VD)(m)))
+#else
 #define BLEND(m, a, b) ((VD)(((VM)(a) & (m)) | ((VM)(b) & ~(m))))
+#endif
 
 /* DO(jmask, wmask) with the masks of equality row letter c (constants). */
 #define BY_LETTER(c, DO)                                                                                               \
