@@ -65,16 +65,17 @@ int rt__lanes_alloc(rt__lanes *l, int N, int cap, int nsbody, int dim, const uns
   l->mu = rt__alloc_lines(rows, sizeof(double), &fail);
   l->soft = rt__alloc_lines(rows, sizeof(double), &fail);
   l->uniform = rt__alloc((size_t)l->slots, 1, &fail);
+  l->run_end = rt__alloc((size_t)l->slots, sizeof(int), &fail);
   l->kind = rt__alloc((size_t)l->slots, sizeof(int), &fail);
   l->vel = rt__alloc_lines(6 * (size_t)nsbody * (size_t)N, sizeof(double), &fail);
   return fail ? -1 : 0;
 }
 
 /* per row and lane: a, b, normal; J, WJ; rhs, inv_diag, lambda, lo, hi,
- * mu, soft; per row: uniform, kind (rt__lanes_alloc) */
+ * mu, soft; per row: uniform, kind, run_end (rt__lanes_alloc) */
 size_t rt__lanes_bytes(int N, int rows, int nsbody) {
   const size_t lane_row = 3 * sizeof(int) + (24 + 7) * sizeof(double);
-  return (size_t)rows * ((size_t)N * lane_row + 1 + sizeof(int)) + 6 * (size_t)nsbody * (size_t)N * sizeof(double);
+  return (size_t)rows * ((size_t)N * lane_row + 1 + 2 * sizeof(int)) + 6 * (size_t)nsbody * (size_t)N * sizeof(double);
 }
 
 void rt__lanes_free(rt__lanes *l) {
@@ -99,6 +100,7 @@ void rt__lanes_free(rt__lanes *l) {
   rt__free_lines(l->mu);
   rt__free_lines(l->soft);
   free(l->uniform);
+  free(l->run_end);
   free(l->kind);
   rt__free_lines(l->vel);
   memset(l, 0, sizeof *l);
@@ -313,12 +315,27 @@ static void place(rt__lanes *l, rt_world *const *w) {
     }
 }
 
+/* run_end of the slots [0, n), from the last: each slot's run goes on
+ * through the next one's if that is uniform and on the same bodies (the
+ * sweeps found each run's end slot by slot, 3.5 % of 8 tanks' batch
+ * instructions in the avx2 build). */
+static void runs(rt__lanes *l) {
+  const size_t N = (size_t)l->N;
+  for (int i = l->n - 1; i >= 0; i--) {
+    const int e = i + 1;
+    l->run_end[i] = e < l->n && l->uniform[e] && l->a[e * N] == l->a[i * N] && l->b[e * N] == l->b[i * N]
+                        ? l->run_end[e]
+                        : e;
+  }
+}
+
 void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *take, int first) {
   const int N = l->N;
   for (int j = 0; j < N; j++) l->nrow[j] = take[j] ? w[j]->rows.n : 0;
   place(l, w);
   l->from = first < l->n ? first : l->n;
   gather_rows(l, w, l->from, l->n);
+  runs(l);
   for (size_t k = 0; k < 6 * (size_t)l->nsbody; k++)
     for (int j = 0; j < N; j++)
       if (take[j]) l->vel[k * N + j] = w[j]->vel[k];
@@ -327,6 +344,7 @@ void rt__lanes_gather(rt__lanes *l, rt_world *const *w, const unsigned char *tak
 void rt__lanes_gather_before(rt__lanes *l, rt_world *const *w) {
   gather_rows(l, w, 0, l->from);
   l->from = 0;
+  runs(l);
 }
 
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take) {

@@ -108,10 +108,8 @@ static inline VD *LN_CAT(body_, LN)(double *v, int a) { return a == RT_WORLD ? N
 /* The end of the run of rows from s on the same bodies in every lane
  * (uniform slots, below n), on the bodies of row s. */
 static inline int LN_CAT(run_end_, LN)(const rt__lanes *l, int s, int n) {
-  const int a = l->a[(size_t)s * LN], b = l->b[(size_t)s * LN];
-  int e = s + 1;
-  while (e < n && l->uniform[e] && l->a[(size_t)e * LN] == a && l->b[(size_t)e * LN] == b) e++;
-  return e;
+  const int e = l->run_end[s];
+  return e < n ? e : n;
 }
 
 /* Row i's impulse in the lanes of act from its J v, jv: pgs.c's sweep_row

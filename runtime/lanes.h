@@ -125,6 +125,9 @@ typedef struct rt__lanes {
   double *eqJ, *eqWJ;
   double *J, *WJ, *rhs, *inv_diag, *lambda, *lo, *hi, *mu, *soft;
   unsigned char *uniform; /* slots: the slot is on the same bodies in every copy */
+  int *run_end;      /* slots: the end of the run of slots from s whose
+                        bodies are slot s's in lane 0, uniform past s (the
+                        sweeps' runs: rt__lanes_gather sets it) */
   int *kind;         /* slots: the slot's normal (its slot) in every copy that
                         has it -- friction on normal row kind[i] >= 0, -1
                         plain, RT__ROW_SOFT -- or RT__LANES_MIXED */
