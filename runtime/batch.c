@@ -96,7 +96,6 @@ struct rt_batch {
   int stepped;             /* the copies the last step stepped (not left out) */
   int stepped_lanes;       /* the last step ran in lanes */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
-  double *gres;            /* dim N with more than one group: the same, group g's at g gn dim, lane-interleaved in it */
   double *zeros, *sink;    /* dim each: lanes_in's lanes without a residual, lanes_out's without a copy to go to */
   float *xres;             /* dim N: the same in float, for a float program */
   int G, gn;               /* the lanes' stages' groups, and the lanes of each (RT__GROUP) */
@@ -126,7 +125,6 @@ void rt_batch_destroy(rt_batch *b) {
   free(b->sweeps);
   free(b->passes);
   rt__free_lines(b->res);
-  rt__free_lines(b->gres);
   free(b->zeros);
   free(b->sink);
   rt__free_lines(b->xres);
@@ -183,7 +181,6 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
     b->gn = n < RT__GROUP ? n : RT__GROUP;
     for (; b->G < n / b->gn; b->G++)
       if (rt__lanes_alloc(&b->lanes[b->G], b->gn, cap, p->nsbody, p->dim, letter) != 0) fail = 1;
-    if (b->G > 1) b->gres = rt__alloc_lines((size_t)n * (size_t)p->dim, sizeof(double), &fail);
     free(letter);
   }
   if (fail) {
@@ -566,34 +563,6 @@ static int group_acts(const long long *act, int gn) {
   return 0;
 }
 
-/* Group g's residual and delta: b->res itself for one group, else its
- * part of b->gres (lane-interleaved over the group's gn lanes). */
-static double *group_res(const rt_batch *b, int g) {
-  return b->G == 1 ? b->res : b->gres + (size_t)g * (size_t)b->gn * (size_t)b->bp->program->dim;
-}
-
-/* The groups' residuals (of the groups with busy[g]) into b->res's lanes
- * (!back), or b->res's into theirs (back); nothing for one group. More
- * than one group are RT__GROUP lanes each (rt_batch_create), a constant
- * size the copies inline: with b->gn's bytes each row's copy was a call
- * of memcpy (8 tanks in the avx2 build, two groups: 9.7M of the batch's
- * 697M instructions over 20 steps, make bench-batch's callgrind). */
-static void groups_res(rt_batch *b, const unsigned char *busy, int back) {
-  if (b->G == 1) return;
-  enum { GN = RT__GROUP };
-  for (int g = 0; g < b->G; g++) {
-    if (!busy[g]) continue;
-    double *gr = group_res(b, g);
-    for (size_t k = 0; k < (size_t)b->bp->program->dim; k++) {
-      double *r = b->res + k * (size_t)b->N + (size_t)g * GN;
-      if (back)
-        memcpy(gr + k * GN, r, sizeof(double) * GN);
-      else
-        memcpy(r, gr + k * GN, sizeof(double) * GN);
-    }
-  }
-}
-
 /* step.c's contact passes (rt__step_contacts) of the copies whose factor
  * is in the lanes, all at once: each lane sweeps the rows outside the
  * block and, until its sweep changes no row's velocity by more than the
@@ -679,9 +648,8 @@ static void contacts(rt_batch *b) {
       rt__lanes *l = &b->lanes[g];
       if (!busy[g]) continue;
       if (l->from > 0) rt__lanes_gather_before(l, b->w + o);
-      rt__lanes_residual(l, dim, group_res(b, g), most + o);
+      rt__lanes_residual(l, dim, b->res + o, b->N, most + o); /* into the group's lanes of b->res */
     }
-    groups_res(b, busy, 0);
     unsigned char solve[RT__LANES_MAX];
     int nsolve = 0;
     for (int j = 0; j < b->N; j++) {
@@ -694,9 +662,8 @@ static void contacts(rt_batch *b) {
     }
     if (nsolve == 0) continue;
     lanes_solve(b);
-    groups_res(b, busy, 1);
     for (int g = 0, o = 0; g < b->G; g++, o += gn)
-      if (busy[g]) rt__lanes_correct(&b->lanes[g], dim, group_res(b, g), solve + o);
+      if (busy[g]) rt__lanes_correct(&b->lanes[g], dim, b->res + o, b->N, solve + o);
   }
   for (int g = 0, o = 0; g < b->G; g++, o += gn)
     if (group[g]) rt__lanes_scatter(&b->lanes[g], b->w + o, in + o);

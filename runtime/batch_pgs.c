@@ -483,55 +483,56 @@ static void sweep_slots(rt__lanes *l, int first, int last, const long long *act,
   }
 }
 
-void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, int stride, double *most) {
   switch (l->N) {
-  case 4: residual_4(l, dim, res, most); break;
-  case 8: residual_8(l, dim, res, most); break;
-  default: residual_16(l, dim, res, most); break;
+  case 4: residual_4(l, dim, res, (size_t)stride, most); break;
+  case 8: residual_8(l, dim, res, (size_t)stride, most); break;
+  default: residual_16(l, dim, res, (size_t)stride, most); break;
   }
 }
 
-void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, int stride, const unsigned char *act) {
   switch (l->N) {
-  case 4: correct_4(l, dim, delta, act); break;
-  case 8: correct_8(l, dim, delta, act); break;
-  default: correct_16(l, dim, delta, act); break;
+  case 4: correct_4(l, dim, delta, (size_t)stride, act); break;
+  case 8: correct_8(l, dim, delta, (size_t)stride, act); break;
+  default: correct_16(l, dim, delta, (size_t)stride, act); break;
   }
 }
 #else
 /* Rows 0 .. dim are the mechanism's equality rows, on the same bodies in
  * every copy: each lane's J v summed as pgs.c's rt__pgs_residual does, by
  * the rows' letters. */
-void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most) {
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, int stride, double *most) {
   const int N = l->N;
   for (int j = 0; j < N; j++) most[j] = 0.0;
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < N; j++) {
-      const size_t r = (size_t)i * (size_t)N + (size_t)j;
+      const size_t r = (size_t)i * (size_t)N + (size_t)j, o = (size_t)i * (size_t)stride + (size_t)j;
       double J[12], WJ[12];
-      res[r] = l->rhs[r] - lane_jv(l, i, j, J, WJ);
-      most[j] = rt__most(most[j], fabs(res[r]));
+      res[o] = l->rhs[r] - lane_jv(l, i, j, J, WJ);
+      most[j] = rt__most(most[j], fabs(res[o]));
     }
 }
 
 /* block.c's lambda += delta and pgs.c's rt__pgs_apply (a row whose delta
  * is 0 moves nothing) in the lanes of act. */
-void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act) {
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, int stride, const unsigned char *act) {
   const int N = l->N;
   for (int i = 0; i < dim; i++)
     for (int j = 0; j < N; j++) {
       const size_t r = (size_t)i * (size_t)N + (size_t)j;
+      const double d = delta[(size_t)i * (size_t)stride + (size_t)j];
       if (!act[j]) continue;
-      l->lambda[r] += delta[r];
-      if (delta[r] == 0.0) continue;
+      l->lambda[r] += d;
+      if (d == 0.0) continue;
       const int a = l->a[r], b = l->b[r];
       double J[12], WJ[12];
       int jm, wm;
       lane_entries(l, i, j, J, WJ, &jm, &wm);
       if (a != RT_WORLD)
-        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)a + (size_t)k) * N + j] += WJ[k] * delta[r];
+        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)a + (size_t)k) * N + j] += WJ[k] * d;
       if (b != RT_WORLD)
-        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)b + (size_t)k) * N + j] += WJ[6 + k] * delta[r];
+        for (int k = 0; k < 6; k++) l->vel[(6 * (size_t)b + (size_t)k) * N + j] += WJ[6 + k] * d;
     }
 }
 

@@ -399,7 +399,7 @@ static void LN_CAT(sweep_, LN)(rt__lanes *lanes, int first, int last, const long
   }
 
 /* batch_pgs.c's rt__lanes_residual in vectors, run by run. */
-static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, double *most_) {
+static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, size_t stride, double *most_) {
   VD most = {0};
 #define LN_ROWS(va, vb)                                                                                                \
   for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
@@ -408,7 +408,7 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
     VD s;                                                                                                              \
     BY_LETTER(l->letter[i], LN_DOT)                                                                                    \
     const VD x = *(const VD *)(l->rhs + r) - s;                                                                        \
-    *(VD *)(res + r) = x;                                                                                              \
+    *(VD *)(res + (size_t)i * stride) = x;                                                                             \
     const VD m = (VD)((VM)x & ((VM){0} + 0x7fffffffffffffffLL));                                                       \
     most = BLEND(m > most, m, most);                                                                                   \
   }
@@ -420,7 +420,8 @@ static void LN_CAT(residual_, LN)(const rt__lanes *l, int dim, double *res, doub
 }
 
 /* batch_pgs.c's rt__lanes_correct in vectors, run by run. */
-static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, const unsigned char *act_) {
+static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, size_t stride,
+                                 const unsigned char *act_) {
   long long t[LN];
   for (int j = 0; j < LN; j++) t[j] = act_[j] ? -1 : 0;
   VM act;
@@ -429,7 +430,7 @@ static void LN_CAT(correct_, LN)(rt__lanes *l, int dim, const double *delta, con
   for (VD *va_ = (va), *vb_ = (vb); i < e; i++) {                                                                     \
     const size_t r = (size_t)i * LN;                                                                                   \
     const VD *WJ = (const VD *)l->eqWJ + l->wat[i];                                                                    \
-    const VD d = *(const VD *)(delta + r);                                                                             \
+    const VD d = *(const VD *)(delta + (size_t)i * stride);                                                             \
     VD *lam = (VD *)(l->lambda + r);                                                                                   \
     *lam = BLEND(act, *lam + d, *lam);                                                                                 \
     const VM m = act & (d != 0.0);                                                                                     \

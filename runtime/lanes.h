@@ -215,12 +215,14 @@ void rt__lanes_refresh(rt__lanes *l, rt_world *const *w, const unsigned char *ta
  * takes them out of a world's. */
 void rt__lanes_mask(rt__lanes *l, int j, const int *rows, int k);
 /* The block step's right-hand side on the equality rows 0 .. dim (slots
- * 0 .. dim) in every lane: res (dim N, lane-interleaved) = rhs - J v,
- * and each lane's largest |res| in most (N). */
-void rt__lanes_residual(const rt__lanes *l, int dim, double *res, double *most);
+ * 0 .. dim) in every lane: res = rhs - J v, row i of lane j at
+ * res[i stride + j] (stride >= N: these lanes within a batch's residual
+ * of stride lanes), and each lane's largest |res| in most (N). */
+void rt__lanes_residual(const rt__lanes *l, int dim, double *res, int stride, double *most);
 /* lambda += delta on rows 0 .. dim and the velocities' response W J^T
- * delta, in the lanes whose act is nonzero. */
-void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, const unsigned char *act);
+ * delta, in the lanes whose act is nonzero; delta laid out as
+ * rt__lanes_residual's res. */
+void rt__lanes_correct(rt__lanes *l, int dim, const double *delta, int stride, const unsigned char *act);
 /* The impulses and friction bounds of the slots gathered (from .. n) and
  * the velocities back to the copies taken. */
 void rt__lanes_scatter(const rt__lanes *l, rt_world *const *w, const unsigned char *take);

@@ -81,8 +81,8 @@ typedef struct lanes_ops {
   void (*first_pass)(rt__lanes *, int, int, const long long *, double, const double *, double *);
   void (*refresh)(rt__lanes *, rt_world *const *, const unsigned char *);
   void (*mask)(rt__lanes *, int, const int *, int);
-  void (*residual)(const rt__lanes *, int, double *, double *);
-  void (*correct)(rt__lanes *, int, const double *, const unsigned char *);
+  void (*residual)(const rt__lanes *, int, double *, int, double *);
+  void (*correct)(rt__lanes *, int, const double *, int, const unsigned char *);
   void (*scatter)(const rt__lanes *, rt_world *const *, const unsigned char *);
 } lanes_ops;
 
@@ -527,7 +527,9 @@ static void check_all(int plain) {
  * residual rhs - J v of each lane against rt__pgs_row_velocity's J v of
  * that copy alone, and its largest |residual|; then lambda += delta and
  * the velocities' response in the lanes of act (some deltas 0) against
- * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. */
+ * rt__pgs_apply of each copy taken alone. Bit for bit, both forms. Odd
+ * seeds lay the residual and delta out as the second group of a batch of
+ * 2N lanes (stride 2N, from lane N), as batch.c does with two groups. */
 static void check_block(int N, uint64_t seed, int plain, long runs[3]) {
   const lanes_ops *o = &forms[plain];
   rng = seed * 0x9e3779b97f4a7c15u + 7;
@@ -559,25 +561,27 @@ static void check_block(int N, uint64_t seed, int plain, long runs[3]) {
   }
   rt__lanes l;
   assert_int_equal(o->alloc(&l, N, MAXROWS, NSBODY, MAXROWS, letter), 0);
-  double res[MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta[MAXROWS * RT__LANES_MAX];
+  double res_all[2 * MAXROWS * RT__LANES_MAX], most[RT__LANES_MAX], delta_all[2 * MAXROWS * RT__LANES_MAX];
+  const int stride = seed & 1 ? 2 * N : N;
+  double *res = res_all + (stride - N), *delta = delta_all + (stride - N);
   o->gather(&l, w, take, 0);
   count_runs(&l, 0, runs);
-  o->residual(&l, MAXROWS, res, most);
+  o->residual(&l, MAXROWS, res, stride, most);
   for (int j = 0; j < N; j++) {
     const rt__rows *r = &alone[j].w.rows;
     double want_most = 0.0, dl[MAXROWS];
     for (int i = 0; i < MAXROWS; i++) {
       const double want = r->rhs[i] - rt__pgs_row_velocity(r, i, alone[j].vel);
-      same_bits(&res[i * N + j], &want, sizeof want, "the residuals", j, seed);
+      same_bits(&res[i * stride + j], &want, sizeof want, "the residuals", j, seed);
       want_most = rt__most(want_most, fabs(want));
-      dl[i] = delta[i * N + j] = below(4) == 0 ? 0.0 : between(-1.0, 1.0);
+      dl[i] = delta[i * stride + j] = below(4) == 0 ? 0.0 : between(-1.0, 1.0);
     }
     same_bits(&most[j], &want_most, sizeof want_most, "the largest residuals", j, seed);
     if (!act[j]) continue;
     for (int i = 0; i < MAXROWS; i++) alone[j].w.rows.lambda[i] += dl[i];
     rt__pgs_apply(&alone[j].w.rows, 0, MAXROWS, dl, alone[j].vel);
   }
-  o->correct(&l, MAXROWS, delta, act);
+  o->correct(&l, MAXROWS, delta, stride, act);
   o->scatter(&l, w, take);
   for (int j = 0; j < N; j++) {
     same_bits(lane[j].w.rows.lambda, alone[j].w.rows.lambda, sizeof(double) * MAXROWS, "the corrected impulses", j,
