@@ -94,6 +94,7 @@ struct rt_batch {
   int stepping;            /* RT_BATCH_STEP_*: in lanes, copy by copy, or measured (rt_batch_set_stepping) */
   rt__pick pick;           /* RT_BATCH_STEP_MEASURED's: kind 1 in lanes, 0 copy by copy */
   int stepped;             /* the copies the last step stepped (not left out) */
+  long long settings_set;  /* the sum of the copies' settings_set at the last step */
   int stepped_lanes;       /* the last step ran in lanes */
   double *res;             /* dim N: the block step's residual and delta, lane-interleaved */
   double *zeros, *sink;    /* dim each: lanes_in's lanes without a residual, lanes_out's without a copy to go to */
@@ -135,6 +136,13 @@ void rt_batch_destroy(rt_batch *b) {
 static rt_batch *refuse(rt_status *status, rt_status s) {
   if (status) *status = s;
   return NULL;
+}
+
+/* The copies' settings changes so far (world.h's settings_set). */
+static long long settings_set(const rt_batch *b) {
+  long long n = 0;
+  for (int j = 0; j < b->N; j++) n += b->w[j]->settings_set;
+  return n;
 }
 
 rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], int n, rt_status *status) {
@@ -193,6 +201,7 @@ rt_batch *rt_batch_create(const rt_batch_program *bp, rt_world *const worlds[], 
   b->stepping = RT_BATCH_STEP_MEASURED;
   rt__pick_init(&b->pick, 1); /* in lanes until the first window has measured */
   b->stepped = n;
+  b->settings_set = settings_set(b);
   if (status) *status = RT_OK;
   return b;
 }
@@ -211,12 +220,15 @@ int rt_batch_active(const rt_batch *b, int j) { return b && j >= 0 && j < b->N &
 
 rt_status rt_batch_set_lane_stages(rt_batch *b, int on) {
   if (b == NULL) return RT_ERR_INPUT;
-  b->lane_stages = on == RT_BATCH_LANES_AUTO ? on : on != 0;
+  const int stages = on == RT_BATCH_LANES_AUTO ? on : on != 0;
+  if (stages != b->lane_stages) rt__pick_again(&b->pick); /* the lanes' work changed */
+  b->lane_stages = stages;
   return RT_OK;
 }
 
 rt_status rt_batch_set_lane_budget(rt_batch *b, size_t bytes) {
   if (b == NULL) return RT_ERR_INPUT;
+  if (bytes != b->lane_budget) rt__pick_again(&b->pick);
   b->lane_budget = bytes;
   return RT_OK;
 }
@@ -804,8 +816,13 @@ rt_status rt_batch_step(rt_batch *b, rt_status *status) {
    * steps in lanes, 2 of 8 0.78-0.80x), so the choice is measured again */
   int stepped = 0;
   for (int j = 0; j < b->N; j++) stepped += !b->out[j];
-  if (stepped != b->stepped) rt__pick_again(&b->pick);
+  /* so is it when a copy's settings change (rt_batch_set_settings, or
+   * rt_world_set_settings on a copy: iterations, contact passes, the
+   * coupled rows change what each kind costs) */
+  const long long set = settings_set(b);
+  if (stepped != b->stepped || set != b->settings_set) rt__pick_again(&b->pick);
   b->stepped = stepped;
+  b->settings_set = set;
   int timed = 0;
   const int lanes =
       b->stepping == RT_BATCH_STEP_MEASURED ? rt__pick_plan(&b->pick, &timed) : b->stepping == RT_BATCH_STEP_LANES;

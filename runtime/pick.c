@@ -10,10 +10,10 @@
  * RT__PICK_WARMUP calls and every RT__PICK_PERIOD calls, and until the
  * next window the kind whose median was faster. A window costs its slower
  * kind's calls, under 1 % of a period's. Where the work changes (a batch's
- * copies left out or taken back), the next window comes RT__PICK_AGAIN
- * calls after the last one's start instead (while it keeps changing, a
- * window's slower calls in every RT__PICK_AGAIN). It calls no other
- * module. */
+ * copies left out or taken back, new settings), the next window comes
+ * RT__PICK_AGAIN calls after the last one's start instead (while it keeps
+ * changing, a window's slower calls in every RT__PICK_AGAIN). It calls no
+ * other module. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <time.h>

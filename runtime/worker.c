@@ -67,6 +67,7 @@ int rt__worker_start(rt_world *w) {
   return -1;
 }
 void rt__worker_stop(rt_world *w) { (void)w; }
+void rt__worker_again(rt_world *w) { (void)w; }
 void rt__worker_warm(rt_world *w) { (void)w; }
 void rt__worker_kick(rt_world *w) { rt__worker_poses(w); }
 int rt__worker_done(rt_world *w) {
@@ -201,6 +202,10 @@ void rt__worker_stop(rt_world *w) {
   pthread_cond_destroy(&k->cv);
   pthread_mutex_destroy(&k->mu);
   k->running = 0;
+}
+
+void rt__worker_again(rt_world *w) {
+  if (w->worker.running) rt__pick_again(&w->worker.pays);
 }
 
 void rt__worker_warm(rt_world *w) {

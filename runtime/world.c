@@ -369,6 +369,8 @@ rt_status rt_world_set_settings(rt_world *w, const rt_settings *s) {
   if (!s->threaded) rt__worker_stop(w);
   w->set = *s;
   if (w->view) w->set.block_solver = RT_BLOCK_PCR; /* no factor to solve with */
+  w->settings_set++;
+  rt__worker_again(w);
   return RT_OK;
 }
 

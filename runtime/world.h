@@ -140,10 +140,10 @@ void rt__pick_init(rt__pick *p, int first);
  * RT__PICK_WARMUP-th on; the others the last window's choice. */
 int rt__pick_plan(rt__pick *p, int *timed);
 /* The work the calls do changed (batch.c: copies left out or taken
- * back): the next window as soon as RT__PICK_AGAIN calls have passed since
- * the last one started -- after the current one, if one is under way --
- * rather than RT__PICK_PERIOD; nothing before the first window, which is
- * still to measure. */
+ * back, settings; worker.c: settings): the next window as soon as
+ * RT__PICK_AGAIN calls have passed since the last one started -- after
+ * the current one, if one is under way -- rather than RT__PICK_PERIOD;
+ * nothing before the first window, which is still to measure. */
 void rt__pick_again(rt__pick *p);
 /* A timed call's time (seconds) of its kind; the window's last decides:
  * kind 1 while its median time is below margin times kind 0's. */
@@ -303,6 +303,9 @@ struct rt_world {
   rt_pose *kept_pose;      /* nbody */
   int kept;                /* kept_* hold an evaluation */
   int projected;           /* the last step's projection kept a pass */
+  long long settings_set;  /* successful rt_world_set_settings calls: the
+                              work may have changed, so the measured choices
+                              (the thread's, a batch's) measure again */
 };
 
 /* Whether w->kept_* (the last evaluation kept, stabilize.c) is at the
@@ -730,6 +733,9 @@ void rt__worker_warm(rt_world *w);
 void rt__worker_poses(rt_world *w);
 /* Hands the thread the poses (rt__worker_poses) and the factorization. */
 void rt__worker_kick(rt_world *w);
+/* Settings changed: if the thread runs, whether it pays is measured again
+ * soon (rt__pick_again). */
+void rt__worker_again(rt_world *w);
 /* Waits for the thread's factorization, or does it here if the thread has
  * not taken it. */
 void rt__worker_wait(rt_world *w);

@@ -58,6 +58,7 @@ typedef struct pair {
   int (*left_out)(int j, int k, int N); /* whether copy j is left out of step k (NULL: none is) */
   int alone; /* copies 0, 3, 6, ... left out of an even step step alone (rt_world_step) before it */
   int (*calm)(int j, int N); /* whether copy j is driven calmly (drive_copy; NULL: none is) */
+  void (*retune)(struct pair *p, int k); /* changes settings before step k (NULL: none) */
 } pair;
 
 /* settings_of's post-stabilization: the program's, or on (1) */
@@ -91,6 +92,7 @@ static void make_pair(pair *p, const batchtest_program *t, int portable) {
   p->left_out = NULL;
   p->alone = 0;
   p->calm = NULL;
+  p->retune = NULL;
   p->b = rt_batch_create(portable ? t->portable_batch : t->batch, p->w, p->N, &st);
   assert_int_equal(st, RT_OK);
   assert_non_null(p->b);
@@ -209,6 +211,7 @@ static int run(pair *p, int diverge) {
   for (int k = 0; k < nsteps; k++) {
     rt_status want[16], got[16];
     int lo = 1 << 30, hi = 0;
+    if (p->retune) p->retune(p, k);
     for (int j = 0; j < p->N; j++) {
       const int calm = p->calm && p->calm(j, p->N);
       assert_int_equal(drive_copy(p->w[j], j, k, calm), 0);
@@ -500,6 +503,63 @@ static void test_measured_again(void **state) {
   free_pair(&p);
 }
 
+/* Step 100: copy 1's iterations, set on the copy itself, not through the
+ * batch (and on its reference). */
+static void retune_copy(pair *p, int k) {
+  if (k != 100) return;
+  rt_settings s = *rt_world_settings(p->w[1]);
+  s.iterations += 2;
+  set_copy(p, 1, &s);
+}
+
+/* Step 100: every copy's contact passes, through the batch. */
+static void retune_batch(pair *p, int k) {
+  if (k != 100) return;
+  rt_settings s = *rt_world_settings(p->w[0]);
+  s.contact_passes += 1;
+  assert_int_equal(rt_batch_set_settings(p->b, &s), RT_OK);
+  for (int j = 0; j < p->N; j++) assert_int_equal(rt_world_set_settings(p->ref[j], &s), RT_OK);
+}
+
+/* Step 100: the lanes' budget halved. */
+static void retune_budget(pair *p, int k) {
+  if (k == 100) assert_int_equal(rt_batch_set_lane_budget(p->b, RT_BATCH_LANES_BUDGET / 2), RT_OK);
+}
+
+/* Steps 90-110: the lanes' setting and budget set again as they are. */
+static void retune_nothing(pair *p, int k) {
+  if (k < 90 || k > 110) return;
+  assert_int_equal(rt_batch_set_lane_stages(p->b, lane_stages), RT_OK);
+  assert_int_equal(rt_batch_set_lane_budget(p->b, RT_BATCH_LANES_BUDGET), RT_OK);
+}
+
+/* RT_BATCH_STEP_MEASURED when the work changes otherwise: a copy's settings
+ * (set on the copy or through the batch) or the lanes' budget change at
+ * step 100, so the choice is measured again RT__PICK_AGAIN steps after
+ * the last window began; set again unchanged, they change nothing (the
+ * next window RT__PICK_PERIOD steps after). The same bits throughout. */
+static void test_measured_again_retuned(void **state) {
+  const batchtest_program *t = *state;
+  void (*const retunes[])(pair *, int) = {retune_copy, retune_batch, retune_budget,
+                                          retune_nothing};
+  for (size_t i = 0; i < sizeof retunes / sizeof *retunes; i++) {
+    pair p;
+    make_pair(&p, t, 0);
+    assert_int_equal(rt_batch_set_stepping(p.b, RT_BATCH_STEP_MEASURED), RT_OK);
+    p.retune = retunes[i];
+    const int again = RT__PICK_WARMUP + RT__PICK_AGAIN;
+    p.nsteps = again + 2 * RT__PICK_SAMPLES + 8;
+    run(&p, 0);
+    const int after = RT__PICK_WARMUP + 2 * RT__PICK_SAMPLES;
+    window_at(&p, RT__PICK_WARMUP, RT__PICK_WARMUP);
+    if (retunes[i] == retune_nothing) /* one kind up to the end: no window */
+      for (int k = after; k < p.nsteps; k++) assert_int_equal(p.lanes_at[k], p.lanes_at[after]);
+    else
+      window_at(&p, after, again);
+    free_pair(&p);
+  }
+}
+
 /* Calls n0 .. n1 - 1 of pk: whether each was a window's (timed[] from n0). */
 static void plan_calls(rt__pick *pk, int n0, int n1, unsigned char *timed) {
   for (int n = n0; n < n1; n++) {
@@ -759,8 +819,8 @@ static void test_errors(void **state) {
 
 int main(void) {
   enum { MAX_TESTS = 64 };
-  struct CMUnitTest tests[12 * MAX_TESTS + 3];
-  static char names[12 * MAX_TESTS][112];
+  struct CMUnitTest tests[13 * MAX_TESTS + 3];
+  static char names[13 * MAX_TESTS][112];
   int n = 0, samples = 0;
   for (const batchtest_program *t = batchtest_programs; t->name; t++)
     samples |= strcmp(t->name, "chain_double_b8") == 0;
@@ -810,6 +870,9 @@ int main(void) {
     if (strcmp(t->name, "chain_double_b8") == 0) {
       snprintf(names[n], sizeof names[n], "%s: measured again when copies are left out", t->name);
       tests[n] = (struct CMUnitTest){names[n], test_measured_again, NULL, NULL, (void *)t};
+      n++;
+      snprintf(names[n], sizeof names[n], "%s: measured again when settings change", t->name);
+      tests[n] = (struct CMUnitTest){names[n], test_measured_again_retuned, NULL, NULL, (void *)t};
       n++;
     }
   }

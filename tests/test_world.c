@@ -669,6 +669,43 @@ static void test_threaded_measures_the_hand_off(void **state) {
   sim_free(&s);
 }
 
+/* Settings changed between steps change what the hand-off saves (the
+ * sweeps the factorization overlaps), so rt_world_set_settings has it
+ * measured again RT__PICK_AGAIN steps after the last window began, not
+ * RT__PICK_PERIOD; the same bits as a single-threaded world given the
+ * same settings. */
+static void test_hand_off_measured_again(void **state) {
+  (void)state;
+  sim s;
+  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
+  rt_settings one = s.set, two = s.set;
+  one.threaded = 0;
+  two.threaded = 1;
+  rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
+  const int window = 2 * RT__PICK_SAMPLES, again = RT__PICK_WARMUP + RT__PICK_AGAIN;
+  int first = -1;
+  for (int k = 0; k < again + window; k++) {
+    if (k == 100) {
+      one.iterations += 5;
+      two.iterations += 5;
+      assert_int_equal(rt_world_set_settings(w1, &one), RT_OK);
+      assert_int_equal(rt_world_set_settings(w2, &two), RT_OK);
+    }
+    step_ok(w1, &s.m);
+    step_ok(w2, &s.m);
+    assert_same_state(w1, w2, k, "hand-off measured again vs single-threaded");
+    const int t = rt_world_step_info(w2)->factor_thread, at = k - again;
+    if (k == RT__PICK_WARMUP + window) first = t; /* the first window's choice */
+    if (k > RT__PICK_WARMUP + window && at < 0)
+      assert_int_equal(t, first); /* steady until the next window */
+    else if (at >= 0)
+      assert_int_equal(t, ((at + 1) >> 1) & 1); /* A B B A ... */
+  }
+  rt_world_destroy(w1);
+  rt_world_destroy(w2);
+  sim_free(&s);
+}
+
 /* The window's verdict: the thread only when its median step is at least
  * 3 % below the single-threaded one's; a window's samples start afresh. */
 static void test_hand_off_verdict(void **state) {
@@ -2179,6 +2216,7 @@ int main(void) {
       cmocka_unit_test(test_threaded_matches_single_threaded),
       cmocka_unit_test(test_threaded_measures_the_hand_off),
       cmocka_unit_test(test_hand_off_verdict),
+      cmocka_unit_test(test_hand_off_measured_again),
       cmocka_unit_test(test_split_api_matches_step),
       cmocka_unit_test(test_sweeps_before_the_block),
       cmocka_unit_test(test_block_step_refined_once),

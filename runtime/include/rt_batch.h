@@ -158,8 +158,11 @@ int rt_batch_lanes_used(const rt_batch *b);
  * copies, lanes, lanes, copies, ...) every 2048 steps, whichever's median
  * time was lower until the next such window (a window costs under 1 % of
  * the steps' time); when the number of copies left out changes
- * (rt_batch_set_active), the next window comes 256 steps after the last
- * began, or at once if those have passed. Every way gives each copy the
+ * (rt_batch_set_active), a copy's settings change (rt_batch_set_settings,
+ * or rt_world_set_settings on a copy) or the lanes' do
+ * (rt_batch_set_lane_stages, rt_batch_set_lane_budget: to another value),
+ * the next window comes 256 steps after the last began, or at once if
+ * those have passed. Every way gives each copy the
  * same bits, so only the time depends on it. RT_ERR_INPUT for b NULL or
  * another value. */
 #define RT_BATCH_STEP_COPIES 0

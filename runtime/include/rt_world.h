@@ -182,7 +182,9 @@ typedef struct rt_settings {
                             more: step.c), and so are the others while the
                             hand-off measures slower than one thread: the
                             steps are timed, alternating, 16 of each kind
-                            every 2048 steps from the 32nd (rt_step_info.
+                            every 2048 steps from the 32nd, and 256 steps
+                            after the last window began once settings are
+                            set (rt_world_set_settings; rt_step_info.
                             factor_thread says which kind a step was; both
                             give the same bits). RT_THREADED_ALWAYS: the
                             thread whenever the mechanism is over 4k,
