@@ -637,18 +637,27 @@ static void test_threaded_matches_single_threaded(void **state) {
 /* rt_settings.threaded 1 measures whether the hand-off pays: the thread
  * until the first window, then RT__PICK_SAMPLES steps of each kind in the
  * order ABBA, then the kind the window found faster; the same bits either
- * way (checked against a single-threaded world throughout). */
-static void test_threaded_measures_the_hand_off(void **state) {
-  (void)state;
+ * way (checked against a single-threaded world throughout). With retune,
+ * both worlds' iterations change at step 100 (what the hand-off saves: the
+ * sweeps the factorization overlaps), and the next window comes
+ * RT__PICK_AGAIN steps after the first began, not RT__PICK_PERIOD. */
+static void check_hand_off(int retune) {
   sim s;
   sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
   rt_settings one = s.set, two = s.set;
   one.threaded = 0;
   two.threaded = 1;
   rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
-  const int window = 2 * RT__PICK_SAMPLES, n = RT__PICK_WARMUP + window + 40;
-  int handed[2] = {0, 0};
+  const int window = 2 * RT__PICK_SAMPLES, again = RT__PICK_WARMUP + RT__PICK_AGAIN;
+  const int n = retune ? again + window : RT__PICK_WARMUP + window + 40;
+  int handed[2] = {0, 0}, chosen = -1;
   for (int k = 0; k < n; k++) {
+    if (retune && k == 100) {
+      one.iterations += 5;
+      two.iterations += 5;
+      assert_int_equal(rt_world_set_settings(w1, &one), RT_OK);
+      assert_int_equal(rt_world_set_settings(w2, &two), RT_OK);
+    }
     step_ok(w1, &s.m);
     step_ok(w2, &s.m);
     assert_same_state(w1, w2, k, "measured hand-off vs single-threaded");
@@ -658,8 +667,11 @@ static void test_threaded_measures_the_hand_off(void **state) {
     } else if (at < window) {
       assert_int_equal(t, ((at + 1) >> 1) & 1); /* A B B A ... */
       handed[t]++;
+    } else if (k < again) {
+      if (chosen < 0) chosen = w2->worker.pays.choice;
+      assert_int_equal(t, chosen); /* the window's choice, steady */
     } else {
-      assert_int_equal(t, w2->worker.pays.choice); /* the window's choice, steady */
+      assert_int_equal(t, ((k - again + 1) >> 1) & 1); /* measured again */
     }
   }
   assert_int_equal(handed[0], RT__PICK_SAMPLES);
@@ -669,41 +681,14 @@ static void test_threaded_measures_the_hand_off(void **state) {
   sim_free(&s);
 }
 
-/* Settings changed between steps change what the hand-off saves (the
- * sweeps the factorization overlaps), so rt_world_set_settings has it
- * measured again RT__PICK_AGAIN steps after the last window began, not
- * RT__PICK_PERIOD; the same bits as a single-threaded world given the
- * same settings. */
+static void test_threaded_measures_the_hand_off(void **state) {
+  (void)state;
+  check_hand_off(0);
+}
+
 static void test_hand_off_measured_again(void **state) {
   (void)state;
-  sim s;
-  sim_open(&s, "mechanisms/scissor_lift.lua", NULL);
-  rt_settings one = s.set, two = s.set;
-  one.threaded = 0;
-  two.threaded = 1;
-  rt_world *w1 = sim_world(&s, &one), *w2 = sim_world(&s, &two);
-  const int window = 2 * RT__PICK_SAMPLES, again = RT__PICK_WARMUP + RT__PICK_AGAIN;
-  int first = -1;
-  for (int k = 0; k < again + window; k++) {
-    if (k == 100) {
-      one.iterations += 5;
-      two.iterations += 5;
-      assert_int_equal(rt_world_set_settings(w1, &one), RT_OK);
-      assert_int_equal(rt_world_set_settings(w2, &two), RT_OK);
-    }
-    step_ok(w1, &s.m);
-    step_ok(w2, &s.m);
-    assert_same_state(w1, w2, k, "hand-off measured again vs single-threaded");
-    const int t = rt_world_step_info(w2)->factor_thread, at = k - again;
-    if (k == RT__PICK_WARMUP + window) first = t; /* the first window's choice */
-    if (k > RT__PICK_WARMUP + window && at < 0)
-      assert_int_equal(t, first); /* steady until the next window */
-    else if (at >= 0)
-      assert_int_equal(t, ((at + 1) >> 1) & 1); /* A B B A ... */
-  }
-  rt_world_destroy(w1);
-  rt_world_destroy(w2);
-  sim_free(&s);
+  check_hand_off(1);
 }
 
 /* The window's verdict: the thread only when its median step is at least
