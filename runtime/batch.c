@@ -247,11 +247,21 @@ int rt_batch_stepped_in_lanes(const rt_batch *b) { return b ? b->stepped_lanes :
 rt_status rt_batch_set_settings(rt_batch *b, const rt_settings *s) {
   if (b == NULL || s == NULL) return RT_ERR_INPUT;
   rt_settings old[RT__LANES_MAX];
-  for (int j = 0; j < b->N; j++) old[j] = *rt_world_settings(b->w[j]);
+  long long set[RT__LANES_MAX];
+  rt__pick pays[RT__LANES_MAX];
+  for (int j = 0; j < b->N; j++) {
+    old[j] = *rt_world_settings(b->w[j]);
+    set[j] = b->w[j]->settings_set;
+    pays[j] = b->w[j]->worker.pays;
+  }
   for (int j = 0; j < b->N; j++) {
     const rt_status st = rt_world_set_settings(b->w[j], s);
     if (st != RT_OK) {
-      for (int i = 0; i < j; i++) rt_world_set_settings(b->w[i], &old[i]); /* accepted before: accepted again */
+      for (int i = 0; i < j; i++) { /* accepted before: accepted again, and no change counted */
+        rt_world_set_settings(b->w[i], &old[i]);
+        b->w[i]->settings_set = set[i];
+        b->w[i]->worker.pays = pays[i];
+      }
       return st;
     }
   }

@@ -798,8 +798,10 @@ static void test_errors(void **state) {
   assert_int_equal(rt_world_set_settings(w[5], &other_dt), RT_OK);
   bad = roomy; /* copy 0 takes them, copy 1 refuses (max_contacts): copy 0 gets its own back */
   bad.dt = s.dt / 3;
+  const long long set0 = w[0]->settings_set;
   assert_int_equal(rt_batch_set_settings(b, &bad), RT_ERR_INPUT);
   assert_true(rt_world_settings(w[0])->dt == s.dt);
+  assert_true(w[0]->settings_set == set0); /* and no change counted: the batch's choice stands */
   assert_true(rt_world_settings(w[5])->dt == other_dt.dt);
   assert_int_equal(rt_batch_set_settings(b, &other_dt), RT_ERR_INPUT); /* copy 0 refuses */
   rt_batch_destroy(b);
